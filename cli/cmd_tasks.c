@@ -1,0 +1,99 @@
+/* `kforge tasks`: the task suite, as a table or JSON; --check proves each task well posed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "eval/abi.h"
+#include "eval/judge.h"
+#include "eval/task.h"
+
+static const char *const help_text =
+	"usage: kforge tasks [--json] [--check] [--db PATH]\n"
+	"\n"
+	"Lists every task under the task directory ($KFORGE_TASKS, else tasks/ in kforge's home):\n"
+	"name, level, the CPU entry point, and the benchmark shapes. A broken task file is reported as\n"
+	"FILE:FIELD: reason with exit code 2.\n"
+	"\n"
+	"  --json    print a JSON array of tasks (name, level, description, signature per backend, shapes)\n"
+	"  --check   also verify each task is well posed: zeros, a constant and a copy of an input must\n"
+	"            fail its tolerance, and its output must depend on its inputs (compiles the oracles)\n"
+	"  --db PATH accepted for symmetry with the other commands; tasks reads no database\n"
+	"\n"
+	"Example: kforge tasks --json\n";
+
+static cJSON *shape_obj(const struct kf_task *t, const struct kf_shape *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < t->n_symbols; i++)
+		cJSON_AddNumberToObject(o, t->symbols[i], (double)s->v[i]);
+	return o;
+}
+
+static cJSON *task_json(const struct kf_task *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", t->name);
+	cJSON_AddNumberToObject(o, "level", t->level);
+	cJSON_AddStringToObject(o, "description", t->description);
+	cJSON_AddStringToObject(o, "file", t->path);
+	cJSON_AddStringToObject(o, "spec_hash", t->spec_hash);
+	cJSON *sig = cJSON_AddObjectToObject(o, "signature");
+	cJSON *bench = cJSON_AddObjectToObject(o, "bench_shape");
+	for (int b = 0; b < KF_BACKEND_COUNT; b++) {
+		kf_buf p = KF_BUF_INIT;
+		kf_abi_prototype(t, (enum kf_backend)b, &p);
+		cJSON_AddStringToObject(sig, kf_backend_name((enum kf_backend)b), p.data ? p.data : "");
+		kf_buf_free(&p);
+		cJSON_AddItemToObject(bench, kf_backend_name((enum kf_backend)b), shape_obj(t, &t->bench[b]));
+	}
+	cJSON_AddBoolToObject(o, "has_cuda_reference", t->reference[KF_BACKEND_CUDA] != NULL);
+	return o;
+}
+
+int kf_cmd_tasks(int argc, char **argv)
+{
+	const char *db = NULL;
+	bool json = false, check = false, help = false;
+	const struct kf_opt opts[] = { { "json", false, NULL, &json }, { "check", false, NULL, &check },
+				       { "db", true, &db, NULL },      { NULL, false, NULL, NULL } };
+	const char *pos[KF_CLI_MAX_POSITIONAL];
+	int n_pos = 0;
+	kf_err err = { 0 };
+	if (kf_cli_parse(argc, argv, opts, pos, 0, &n_pos, &help, &err) != KF_OK)
+		return kf_cli_fail(&err);
+	if (help) {
+		fputs(help_text, stdout);
+		return KF_EXIT_OK;
+	}
+	struct kf_task **ts = NULL;
+	int n = 0;
+	if (kf_task_list(NULL, &ts, &n, &err) != KF_OK)
+		return kf_cli_fail(&err);
+	int rc = KF_EXIT_OK;
+	for (int i = 0; i < n && check; i++) {
+		if (kf_judge_check_task(ts[i], &err) != KF_OK) {
+			rc = kf_cli_fail(&err);
+			goto out;
+		}
+	}
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, task_json(ts[i]));
+		kf_cli_print_json(arr);
+		cJSON_Delete(arr);
+	} else {
+		printf("%-22s %-5s %s\n", "task", "level", "CPU entry point");
+		for (int i = 0; i < n; i++) {
+			kf_buf p = KF_BUF_INIT;
+			kf_abi_prototype(ts[i], KF_BACKEND_CPU, &p);
+			printf("%-22s %-5d %s\n", ts[i]->name, ts[i]->level, p.data ? p.data : "");
+			kf_buf_free(&p);
+		}
+		printf("%d tasks%s\n", n, check ? ", all well posed" : "");
+	}
+out:
+	kf_task_list_free(ts, n);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* Buffer areas: where the tensors a kernel works on live, seen from the judge. One area is
+ * shared with a runner (its fd goes to the runner), another holds the judge's own runs of the
+ * reference kernel. The CPU keeps both in host memory (a memfd the runner maps); CUDA keeps them
+ * in device memory, shared through a CUDA IPC handle written into the memfd. The judge's logic is
+ * the same for both: only this table of operations differs. */
+#ifndef KF_AREA_H
+#define KF_AREA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "eval/task.h"
+
+struct kf_area;
+
+struct kf_area_ops {
+	const char *name;
+	int (*create)(size_t bytes, int device, struct kf_area **out, kf_err *err);
+	void (*destroy)(struct kf_area *a);
+	/* The memfd a runner maps, and its size. */
+	int (*runner_fd)(struct kf_area *a, size_t *bytes);
+	/* Address kernels use for offset off (host pointer, or device pointer). */
+	void *(*ptr)(struct kf_area *a, size_t off);
+	/* A host pointer the judge may read and write directly, or NULL (device memory). */
+	void *(*host_view)(struct kf_area *a, size_t off);
+	int (*upload)(struct kf_area *a, size_t off, const void *src, size_t bytes, kf_err *err);
+	int (*download)(struct kf_area *a, size_t off, void *dst, size_t bytes, kf_err *err);
+	int (*poison)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, kf_err *err);
+	/* Stream for trusted kernels run by the judge (NULL on the CPU), and waiting for them. */
+	void *(*stream)(struct kf_area *a);
+	int (*sync)(struct kf_area *a, kf_err *err);
+	/* Evicts caches between timed iterations (last-level cache, or L2 + persisting lines). */
+	int (*flush)(struct kf_area *a, uint64_t salt, kf_err *err);
+	size_t (*flush_bytes)(struct kf_area *a);
+};
+
+/* The operations for a backend: built in for the CPU; for CUDA from build/libkforge-cuda.so,
+ * loaded on first use (KF_EINPUT when this machine cannot run CUDA). */
+int kf_area_ops_for(enum kf_backend b, const struct kf_area_ops **out, kf_err *err);
+
+/* The CUDA library's entry point (its one exported symbol). */
+#define KF_CUDA_LIB_NAME "libkforge-cuda.so"
+#define KF_CUDA_OPS_SYMBOL "kf_cuda_area_ops"
+typedef const struct kf_area_ops *(*kf_cuda_area_ops_fn)(void);
+
+#endif

@@ -1,0 +1,974 @@
+/* The judge (see judge.h). One evaluation = compile, correctness battery, determinism
+ * re-run, timing, speed of light. Every check that fails sets the verdict once, with a reason
+ * that names the tensor, the element, the shape and the seed, and the evaluation stops there. */
+#include "eval/judge.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/fs.h"
+#include "common/rng.h"
+#include "common/version.h"
+#include "eval/abi.h"
+#include "eval/area.h"
+#include "eval/compare.h"
+#include "eval/policy.h"
+#include "eval/stats.h"
+#include "eval/tensor.h"
+#include "sandbox/sandbox.h"
+
+#define KF_DEFAULT_SEEDS 3
+#define KF_DEFAULT_CALL_TIMEOUT_S 10.0
+#define KF_DEFAULT_CPU_LIMIT_S 600.0
+#define KF_DEFAULT_MEM_LIMIT (4ull << 30)
+#define KF_DEFAULT_TIMING_BUDGET_S 3.0
+#define KF_DEFAULT_MIN_ITERS 10
+#define KF_DEFAULT_MAX_ITERS 400
+#define KF_DEFAULT_TARGET_RSE 0.01
+#define KF_DEFAULT_VERIFY_FRACTION 0.2
+#define KF_ORACLE_MAX_FLOPS 3e8     /* above this, expected outputs come from the reference kernel */
+#define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
+#define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
+#define KF_PINGS 20
+#define KF_OVERHEAD_FLOOR_NS 200000 /* protocol cost tolerated between the runner's and our clock */
+#define KF_OVERHEAD_PINGS_FACTOR 20
+#define KF_FTL_SLACK 1.15           /* measured ceilings sit a little under the true peaks */
+#define KF_WARMUP_CALLS 2
+#define KF_REASON_MAX 1024
+#define KF_REFERENCE_INCLUDE_DIR "reference_kernels"
+
+struct trusted {
+	void *so;
+	kf_shim_call_fn call;
+	char path[PATH_MAX];
+};
+
+struct judge {
+	const struct kf_task *t;
+	const struct kf_judge_opts *o;
+	const struct kf_peaks *peaks;
+	enum kf_backend b;
+	const struct kf_area_ops *ops;
+	struct kf_area *area;    /* shared with the candidate's runner */
+	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner */
+	struct kf_sampler *sampler;
+	struct trusted ref, oracle;
+	size_t off[KF_MAX_TENSORS], shm_bytes;
+	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
+	void *priv[KF_MAX_TENSORS];   /* inputs: the judge's copy; outputs: snapshot of the candidate's */
+	void *refout[KF_MAX_TENSORS]; /* reference kernel outputs (typed) */
+	double *dval[KF_MAX_TENSORS]; /* oracle arguments in double; for outputs, the expected values */
+	void *keep[KF_MAX_TENSORS];   /* outputs of the run the determinism check repeats */
+	void *scratch[KF_MAX_TENSORS];/* host copies read back for comparisons */
+	enum kf_verdict verdict;
+	char reason[KF_REASON_MAX];
+	double max_abs, max_rel, max_margin;
+	cJSON *trials;
+	cJSON *warnings;
+	cJSON *phases; /* wall time of each stage, for cost accounting */
+};
+
+void kf_judge_opts_default(struct kf_judge_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->backend = KF_BACKEND_CPU;
+	if (getrandom(&o->seed, sizeof o->seed, 0) != (ssize_t)sizeof o->seed)
+		o->seed = (uint64_t)kf_now_ns();
+	o->n_seeds = KF_DEFAULT_SEEDS;
+	o->call_timeout_s = KF_DEFAULT_CALL_TIMEOUT_S;
+	o->cpu_limit_s = KF_DEFAULT_CPU_LIMIT_S;
+	o->mem_limit_bytes = KF_DEFAULT_MEM_LIMIT;
+	o->timing_budget_s = KF_DEFAULT_TIMING_BUDGET_S;
+	o->min_iters = KF_DEFAULT_MIN_ITERS;
+	o->max_iters = KF_DEFAULT_MAX_ITERS;
+	o->target_rse = KF_DEFAULT_TARGET_RSE;
+	o->verify_fraction = KF_DEFAULT_VERIFY_FRACTION;
+}
+
+/* ---- small helpers ---- */
+
+static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
+{
+	if (j->verdict != KF_V_OK)
+		return true;
+	j->verdict = v;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+	va_end(ap);
+	return true;
+}
+
+static void describe_shape(const struct kf_task *t, const struct kf_shape *s, char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "{");
+	for (int i = 0; i < t->n_symbols && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%lld", i ? ", " : "", t->symbols[i],
+					 (long long)s->v[i]);
+	if (used < len)
+		snprintf(out + used, len - used, "}");
+}
+
+static cJSON *shape_json(const struct kf_task *t, const struct kf_shape *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < t->n_symbols; i++)
+		cJSON_AddNumberToObject(o, t->symbols[i], (double)s->v[i]);
+	return o;
+}
+
+static uint64_t trial_seed(uint64_t base, int k)
+{
+	uint64_t x = base + (uint64_t)k * 0x9e3779b97f4a7c15ULL;
+	return kf_splitmix64(&x);
+}
+
+/* ---- trusted kernels: the reference and the oracle, compiled like candidates, loaded here ---- */
+
+static int load_trusted(enum kf_backend b, const char *rel, const char *header, const char *shim,
+			const char *symbol, struct trusted *out, cJSON *record, kf_err *err)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
+	char *src = NULL;
+	size_t len = 0;
+	if (kf_read_file(path, 4u << 20, &src, &len, err) != KF_OK)
+		return kf_err_prefix(err, "loading a trusted kernel: ");
+	/* References share the tile layer: reference_kernels/ is their include directory. */
+	char inc[PATH_MAX];
+	snprintf(inc, sizeof inc, "%s/%s", kf_home(), KF_REFERENCE_INCLUDE_DIR);
+	struct kf_compile_req req = { .backend = b, .source = src, .source_len = len, .header = header,
+				      .shim = shim, .include_dir = inc };
+	struct kf_compile_res res;
+	int rc = kf_compile(&req, &res, err);
+	free(src);
+	if (rc != KF_OK)
+		return rc;
+	if (record) {
+		cJSON_AddStringToObject(record, "source", rel);
+		cJSON_AddBoolToObject(record, "compile_cached", res.cached);
+		cJSON_AddNumberToObject(record, "compile_ms", res.ms);
+	}
+	if (res.verdict != KF_V_OK) {
+		rc = kf_errf(err, KF_EINTERNAL, "trusted kernel %s does not build (%s): %.400s", rel, res.reason, res.log);
+		kf_compile_res_free(&res);
+		return rc;
+	}
+	snprintf(out->path, sizeof out->path, "%s", res.so_path);
+	kf_compile_res_free(&res);
+	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
+	out->so = dlopen(out->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	out->call = out->so ? (kf_shim_call_fn)dlsym(out->so, symbol) : NULL;
+	if (!out->call)
+		return kf_errf(err, KF_EINTERNAL, "trusted kernel %s cannot be loaded: %s", rel, dlerror());
+	return KF_OK;
+}
+
+static void unload_trusted(struct trusted *tr)
+{
+	if (tr->so)
+		dlclose(tr->so); /* drops our reference; RTLD_NODELETE keeps the code mapped */
+	memset(tr, 0, sizeof *tr);
+}
+
+static int load_reference_and_oracle(struct judge *j, cJSON *record, kf_err *err)
+{
+	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT, ohdr = KF_BUF_INIT, oshim = KF_BUF_INIT;
+	kf_abi_header(j->t, j->b, &hdr);
+	kf_abi_shim(j->t, j->b, &shim);
+	kf_abi_oracle_header(j->t, &ohdr);
+	kf_abi_oracle_shim(j->t, &oshim);
+	int rc = KF_OK;
+	if (!j->t->reference[j->b])
+		rc = kf_errf(err, KF_EINPUT, "task %s has no %s reference kernel", j->t->name, kf_backend_name(j->b));
+	if (rc == KF_OK)
+		rc = load_trusted(j->b, j->t->reference[j->b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, &j->ref,
+				  record, err);
+	if (rc == KF_OK)
+		rc = load_trusted(KF_BACKEND_CPU, j->t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, &j->oracle,
+				  NULL, err);
+	kf_buf_free(&hdr);
+	kf_buf_free(&shim);
+	kf_buf_free(&ohdr);
+	kf_buf_free(&oshim);
+	return rc;
+}
+
+/* ---- buffers ---- */
+
+static int n_tensors(const struct kf_task *t) { return t->n_inputs + t->n_outputs; }
+
+static void phase_done(struct judge *j, const char *name, int64_t *t0)
+{
+	int64_t now = kf_now_ns();
+	cJSON_AddNumberToObject(j->phases, name, kf_ns_to_ms(now - *t0));
+	*t0 = now;
+}
+
+static bool oracle_shape(const struct kf_task *t, const struct kf_shape *s)
+{
+	return kf_task_flops(t, s) <= KF_ORACLE_MAX_FLOPS;
+}
+
+static void note_shape(struct judge *j, const struct kf_shape *s)
+{
+	bool oracle = oracle_shape(j->t, s);
+	for (int i = 0; i < n_tensors(j->t); i++) {
+		int64_t n = kf_task_numel(j->t, i, s);
+		if (n > j->max_n[i])
+			j->max_n[i] = n;
+		if (oracle && n > j->max_oracle_n[i])
+			j->max_oracle_n[i] = n;
+	}
+}
+
+static int alloc_buffers(struct judge *j, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int set = KF_SET_TEST; set < KF_SET_COUNT; set++)
+		for (int k = 0; k < t->n_shapes[set]; k++)
+			note_shape(j, &t->shapes[set][k]);
+	note_shape(j, &t->bench[j->b]);
+	size_t off = 0;
+	for (int i = 0; i < n_tensors(t); i++) {
+		size_t bytes = (size_t)j->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
+		j->off[i] = off;
+		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		j->priv[i] = kf_xmalloc(bytes);
+		j->refout[i] = t->tensors[i].is_output ? kf_xmalloc(bytes) : NULL;
+		j->keep[i] = t->tensors[i].is_output ? kf_xmalloc(bytes) : NULL;
+		j->scratch[i] = kf_xmalloc(bytes);
+		int64_t dn = t->tensors[i].is_output ? j->max_n[i] : j->max_oracle_n[i];
+		j->dval[i] = kf_xmalloc(sizeof(double) * (size_t)(dn > 0 ? dn : 1));
+	}
+	j->shm_bytes = off ? off : KF_BUF_ALIGN;
+	if (kf_area_ops_for(j->b, &j->ops, err) != KF_OK)
+		return err->code;
+	if (j->ops->create(j->shm_bytes, 0, &j->area, err) != KF_OK)
+		return err->code;
+	return j->ops->create(j->shm_bytes, 0, &j->refarea, err);
+}
+
+static void free_buffers(struct judge *j)
+{
+	for (int i = 0; i < KF_MAX_TENSORS; i++) {
+		free(j->priv[i]);
+		free(j->refout[i]);
+		free(j->keep[i]);
+		free(j->scratch[i]);
+		free(j->dval[i]);
+	}
+	if (j->ops) {
+		j->ops->destroy(j->area);
+		j->ops->destroy(j->refarea);
+	}
+}
+
+static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape *s)
+{
+	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
+}
+
+static void shape_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints)
+{
+	for (int i = 0; i < t->n_symbols; i++)
+		ints[i] = (long long)s->v[i];
+}
+
+/* Expected outputs (as doubles, in dval[outputs]) for the inputs in priv[inputs]. */
+static int compute_expected(struct judge *j, const struct kf_shape *s, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, s, ints);
+	void *args[KF_MAX_TENSORS];
+	int rc;
+	if (oracle_shape(t, s)) {
+		for (int i = 0; i < t->n_inputs; i++)
+			kf_tensor_to_double(t->tensors[i].dtype, j->priv[i], j->dval[i], kf_task_numel(t, i, s));
+		for (int i = 0; i < n_tensors(t); i++)
+			args[i] = j->dval[i];
+		rc = j->oracle.call(args, ints, NULL);
+	} else {
+		for (int i = 0; i < n_tensors(t); i++) {
+			args[i] = j->ops->ptr(j->refarea, j->off[i]);
+			if (i < t->n_inputs && j->ops->upload(j->refarea, j->off[i], j->priv[i], tensor_bytes(t, i, s), err))
+				return err->code;
+		}
+		rc = j->ref.call(args, ints, j->ops->stream(j->refarea));
+		if (j->ops->sync(j->refarea, err) != KF_OK)
+			return err->code;
+		for (int i = t->n_inputs; i < n_tensors(t) && rc == 0; i++) {
+			if (j->ops->download(j->refarea, j->off[i], j->refout[i], tensor_bytes(t, i, s), err) != KF_OK)
+				return err->code;
+			kf_tensor_to_double(t->tensors[i].dtype, j->refout[i], j->dval[i], kf_task_numel(t, i, s));
+		}
+	}
+	if (rc != 0)
+		return kf_errf(err, KF_EINTERNAL, "the %s of task %s failed (returned %d)",
+			       oracle_shape(t, s) ? "oracle" : "reference kernel", t->name, rc);
+	return KF_OK;
+}
+
+/* ---- one correctness trial ---- */
+
+struct trial {
+	const char *set;       /* "test", "ragged", "stress", "bench", "repeat" */
+	const struct kf_shape *shape;
+	uint64_t seed;
+	const struct kf_stress *stress;
+	bool keep_outputs;     /* remember the outputs for the determinism check */
+	bool against_kept;     /* compare with the remembered outputs */
+};
+
+static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	kf_rng r;
+	kf_rng_seed(&r, tr->seed);
+	for (int i = 0; i < t->n_inputs; i++) {
+		const struct kf_dist *d = (tr->stress && tr->stress->overrides[i]) ? &tr->stress->dist[i] : &t->tensors[i].dist;
+		kf_tensor_fill(j->sampler, &r, d, t->tensors[i].dtype, j->priv[i], kf_task_numel(t, i, tr->shape));
+		if (j->ops->upload(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
+			return err->code;
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->ops->poison(j->area, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
+			return err->code;
+	return j->ops->sync(j->area, err);
+}
+
+static void trial_context(struct judge *j, const struct trial *tr, char *out, size_t len)
+{
+	char shape[256];
+	describe_shape(j->t, tr->shape, shape, sizeof shape);
+	snprintf(out, len, "at %s shape %s, seed %llu%s%s", tr->set, shape, (unsigned long long)tr->seed,
+		 tr->stress ? ", stress " : "", tr->stress ? tr->stress->name : "");
+}
+
+/* The checks after a call returned 0, in order of how much they say about the candidate.
+ * Returns kforge's own errors only; j->verdict says whether the candidate passed. */
+static int check_outputs(struct judge *j, const struct trial *tr, const char *ctx, int64_t t_done, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = tr->shape;
+	for (int i = t->n_inputs; i < n_tensors(t); i++) /* snapshot first: the judge's view at return */
+		if (j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+	for (int i = 0; i < t->n_inputs; i++) {
+		size_t sz = kf_dtype_size(t->tensors[i].dtype);
+		int64_t n = kf_task_numel(t, i, s);
+		if (j->ops->download(j->area, j->off[i], j->scratch[i], (size_t)n * sz, err) != KF_OK)
+			return err->code;
+		if (memcmp(j->scratch[i], j->priv[i], (size_t)n * sz) == 0)
+			continue;
+		int64_t k = 0;
+		while (k < n && !memcmp((char *)j->scratch[i] + k * sz, (char *)j->priv[i] + k * sz, sz))
+			k++;
+		reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s",
+		       t->tensors[i].name, (long long)k, ctx);
+		return KF_OK;
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		int64_t n = kf_task_numel(t, i, s), first;
+		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, j->priv[i], n, &first);
+		if (bad) {
+			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written (first at index %lld) %s",
+			       (long long)bad, (long long)n, t->tensors[i].name, (long long)first, ctx);
+			return KF_OK;
+		}
+	}
+	if (compute_expected(j, s, err) != KF_OK)
+		return err->code;
+	const void *ins[KF_MAX_TENSORS];
+	enum kf_dtype in_dt[KF_MAX_TENSORS];
+	int64_t in_n[KF_MAX_TENSORS];
+	for (int i = 0; i < t->n_inputs; i++) {
+		ins[i] = j->priv[i];
+		in_dt[i] = t->tensors[i].dtype;
+		in_n[i] = kf_task_numel(t, i, s);
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, s);
+		struct kf_tolerance tol = t->tol[ten->dtype];
+		int copied = -1;
+		enum kf_trivial tv = kf_trivial_output(ten->dtype, j->priv[i], j->dval[i], n, tol, ins, in_dt, in_n,
+						       t->n_inputs, &copied);
+		if (tv != KF_TRIVIAL_NONE) {
+			reject(j, KF_V_TRIVIAL_OUTPUT, "output '%s' is %s while the reference is not %s", ten->name,
+			       tv == KF_TRIVIAL_ZERO ? "all zeros" : tv == KF_TRIVIAL_CONSTANT ? "one constant value"
+			       : copied >= 0 ? t->tensors[copied].name : "an input",
+			       ctx);
+			if (tv == KF_TRIVIAL_COPY)
+				snprintf(j->reason, sizeof j->reason, "output '%s' is a copy of input '%s' while the reference is not %s",
+					 ten->name, t->tensors[copied].name, ctx);
+			return KF_OK;
+		}
+		struct kf_cmp c;
+		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, tol, &c);
+		if (c.max_abs > j->max_abs)
+			j->max_abs = c.max_abs;
+		if (c.max_rel > j->max_rel)
+			j->max_rel = c.max_rel;
+		if (c.margin > j->max_margin)
+			j->max_margin = c.margin;
+		if (!c.pass) {
+			reject(j, KF_V_WRONG_ANSWER,
+			       "output '%s'[%lld] = %.9g, expected %.9g (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
+			       ten->name, (long long)c.first_bad, c.got, c.want, tol.atol, tol.rtol, (long long)c.n_bad,
+			       (long long)n, c.max_abs, ctx);
+			return KF_OK;
+		}
+	}
+	int64_t waited = kf_now_ns() - t_done;
+	if (waited < KF_SETTLE_NS) {
+		struct timespec ts = { 0, KF_SETTLE_NS - waited };
+		nanosleep(&ts, NULL);
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		size_t bytes = tensor_bytes(t, i, s);
+		if (j->ops->download(j->area, j->off[i], j->scratch[i], bytes, err) != KF_OK)
+			return err->code;
+		if (memcmp(j->scratch[i], j->priv[i], bytes) != 0) {
+			reject(j, KF_V_UNWRITTEN_OUTPUT,
+			       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
+			       t->tensors[i].name, ctx);
+			return KF_OK;
+		}
+	}
+	return KF_OK;
+}
+
+static void check_repeat(struct judge *j, const struct trial *tr, const char *ctx)
+{
+	const struct kf_task *t = j->t;
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, tr->shape);
+		size_t bytes = (size_t)n * kf_dtype_size(ten->dtype);
+		if (tr->keep_outputs) {
+			memcpy(j->keep[i], j->priv[i], bytes);
+			continue;
+		}
+		if (!tr->against_kept || !memcmp(j->keep[i], j->priv[i], bytes))
+			continue;
+		if (t->determinism == KF_DET_BITWISE) {
+			reject(j, KF_V_NONDETERMINISTIC, "output '%s' differs bitwise between two runs on the same inputs %s",
+			       ten->name, ctx);
+			return;
+		}
+		kf_tensor_to_double(ten->dtype, j->keep[i], j->dval[i], n);
+		struct kf_cmp c;
+		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, t->tol[ten->dtype], &c);
+		if (!c.pass) {
+			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in one run and %.9g in another on the same inputs %s",
+			       ten->name, (long long)c.first_bad, c.want, c.got, ctx);
+			return;
+		}
+	}
+}
+
+static void call_failure(struct judge *j, const struct kf_call_result *res, const char *ctx)
+{
+	if (res->status == KF_CALL_DIED)
+		reject(j, res->verdict, "%s %s", res->reason, ctx);
+	else if (res->status == KF_CALL_FAILED)
+		reject(j, KF_V_RUNTIME_ERROR, "kf_launch returned %d %s", res->rc, ctx);
+}
+
+/* Runs one trial; j->verdict says whether it passed. Returns kforge's own errors only. */
+static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *tr, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	char ctx[512];
+	trial_context(j, tr, ctx, sizeof ctx);
+	if (draw_inputs(j, tr, err) != KF_OK)
+		return err->code;
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, tr->shape, ints);
+	struct kf_call_result res;
+	if (kf_runner_call(r, j->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+		return err->code;
+	int64_t t_done = kf_now_ns();
+	if (res.status != KF_CALL_OK)
+		call_failure(j, &res, ctx);
+	else if (check_outputs(j, tr, ctx, t_done, err) != KF_OK)
+		return err->code;
+	if (j->verdict == KF_V_OK)
+		check_repeat(j, tr, ctx);
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "set", tr->set);
+	cJSON_AddItemToObject(rec, "shape", shape_json(t, tr->shape));
+	cJSON_AddNumberToObject(rec, "seed", (double)tr->seed);
+	if (tr->stress)
+		cJSON_AddStringToObject(rec, "stress", tr->stress->name);
+	cJSON_AddBoolToObject(rec, "pass", j->verdict == KF_V_OK);
+	cJSON_AddNumberToObject(rec, "time_ms", kf_ns_to_ms(res.wall_ns));
+	cJSON_AddItemToArray(j->trials, rec);
+	return KF_OK;
+}
+
+static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	static const enum kf_shape_set sets[] = { KF_SET_TEST, KF_SET_RAGGED };
+	int k = 0;
+	for (int sd = 0; sd < j->o->n_seeds; sd++) {
+		for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+			for (int i = 0; i < t->n_shapes[sets[si]]; i++) {
+				struct trial tr = { kf_shape_set_name(sets[si]), &t->shapes[sets[si]][i],
+						    trial_seed(j->o->seed, k++), NULL, false, false };
+				/* The first ragged run is repeated below to check determinism. */
+				tr.keep_outputs = sd == 0 && sets[si] == KF_SET_RAGGED && i == 0;
+				if (run_trial(j, r, &tr, err) != KF_OK)
+					return err->code;
+				if (j->verdict != KF_V_OK)
+					return KF_OK;
+				if (tr.keep_outputs) {
+					struct trial again = tr;
+					again.set = "repeat";
+					again.keep_outputs = false;
+					again.against_kept = true;
+					if (run_trial(j, r, &again, err) != KF_OK)
+						return err->code;
+					if (j->verdict != KF_V_OK)
+						return KF_OK;
+				}
+			}
+		}
+	}
+	for (int st = 0; st < t->n_stress; st++) {
+		for (int i = 0; i < t->n_shapes[KF_SET_TEST]; i++) {
+			struct trial tr = { "stress", &t->shapes[KF_SET_TEST][i], trial_seed(j->o->seed, k++),
+					    &t->stress[st], false, false };
+			if (run_trial(j, r, &tr, err) != KF_OK)
+				return err->code;
+			if (j->verdict != KF_V_OK)
+				return KF_OK;
+		}
+	}
+	struct trial bench = { "bench", &t->bench[j->b], trial_seed(j->o->seed, k++), NULL, false, false };
+	return run_trial(j, r, &bench, err);
+}
+
+/* ---- timing ---- */
+
+struct side {
+	const char *name;
+	struct kf_runner *r;
+	double *samples_ns;
+	int n;
+	int inconsistent; /* samples where the runner's clock disagreed with ours */
+};
+
+/* Fresh input values (written in place when the area is host memory), poisoned outputs, then a
+ * cache flush: the next call starts cold, on data it has never seen. hashes (candidate side)
+ * remember the inputs so a write to them is noticed. */
+static int prepare_timed(struct judge *j, struct kf_area *a, const struct kf_shape *s, kf_rng *r, uint64_t *hashes,
+			 kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int i = 0; i < t->n_inputs; i++) {
+		int64_t n = kf_task_numel(t, i, s);
+		void *view = j->ops->host_view(a, j->off[i]);
+		void *dst = view ? view : j->scratch[i];
+		kf_tensor_fill(j->sampler, r, &t->tensors[i].dist, t->tensors[i].dtype, dst, n);
+		if (hashes)
+			hashes[i] = kf_tensor_hash(dst, tensor_bytes(t, i, s));
+		if (!view && j->ops->upload(a, j->off[i], dst, tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->ops->poison(a, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
+			return err->code;
+	if (j->ops->flush(a, kf_rng_next(r), err) != KF_OK)
+		return err->code;
+	return j->ops->sync(a, err);
+}
+
+/* One timed call of a side. For the candidate, every call is checked for untouched inputs and
+ * fully written outputs, and a random share (chosen after the call) is fully verified. */
+static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter, kf_rng *r, int64_t ping_ns,
+		      kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = &t->bench[j->b];
+	struct kf_area *a = candidate ? j->area : j->refarea;
+	uint64_t h[KF_MAX_TENSORS];
+	if (prepare_timed(j, a, s, r, candidate ? h : NULL, err) != KF_OK)
+		return err->code;
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, s, ints);
+	struct kf_call_result res;
+	if (kf_runner_call(sd->r, j->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+		return err->code;
+	int64_t t_done = kf_now_ns();
+	char ctx[512], shape[256];
+	describe_shape(t, s, shape, sizeof shape);
+	snprintf(ctx, sizeof ctx, "in timed iteration %d at bench shape %s", iter, shape);
+	if (res.status != KF_CALL_OK) {
+		if (!candidate)
+			return kf_errf(err, KF_EINTERNAL, "the reference kernel failed while being timed: %s", res.reason);
+		call_failure(j, &res, ctx);
+		return KF_OK;
+	}
+	/* The runner's clock is only believed when it fits inside ours. */
+	int64_t bound = KF_OVERHEAD_PINGS_FACTOR * ping_ns;
+	if (bound < KF_OVERHEAD_FLOOR_NS)
+		bound = KF_OVERHEAD_FLOOR_NS;
+	double sample = (double)res.runner_ns;
+	if (res.runner_ns <= 0 || res.runner_ns > res.wall_ns || res.wall_ns - res.runner_ns > bound) {
+		sd->inconsistent++;
+		sample = (double)(res.wall_ns > ping_ns ? res.wall_ns - ping_ns : res.wall_ns);
+	}
+	sd->samples_ns[sd->n++] = sample;
+	if (!candidate)
+		return KF_OK;
+	for (int i = 0; i < t->n_inputs; i++) {
+		if (j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+		if (kf_tensor_hash(j->priv[i], tensor_bytes(t, i, s)) != h[i]) {
+			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
+			return KF_OK;
+		}
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		int64_t first, n = kf_task_numel(t, i, s);
+		if (j->ops->download(a, j->off[i], j->scratch[i], tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, j->scratch[i], n, &first);
+		if (bad) {
+			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written (first at index %lld) %s",
+			       (long long)bad, (long long)n, t->tensors[i].name, (long long)first, ctx);
+			return KF_OK;
+		}
+	}
+	/* Chosen after the call, so no candidate can know which outputs get checked; the inputs
+	 * were just read back into priv[] (and found untouched). */
+	if (kf_rng_uniform(r) >= j->o->verify_fraction)
+		return KF_OK;
+	struct trial tr = { "timed", s, 0, NULL, false, false };
+	return check_outputs(j, &tr, ctx, t_done, err);
+}
+
+static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
+{
+	double *ms = kf_xmalloc(sizeof *ms * (size_t)(sd->n ? sd->n : 1));
+	for (int i = 0; i < sd->n; i++)
+		ms[i] = sd->samples_ns[i] / 1e6;
+	kf_stats_compute(ms, sd->n, st);
+	free(ms);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "median_ms", st->median);
+	cJSON_AddNumberToObject(o, "mean_ms", st->mean);
+	cJSON_AddNumberToObject(o, "iqr_ms", st->iqr);
+	cJSON_AddNumberToObject(o, "min_ms", st->min);
+	cJSON_AddNumberToObject(o, "rse", isfinite(st->rse) ? st->rse : -1);
+	cJSON_AddNumberToObject(o, "n", st->n);
+	cJSON_AddNumberToObject(o, "clock_disagreements", sd->inconsistent);
+	cJSON *arr = cJSON_AddArrayToObject(o, "samples_ns");
+	for (int i = 0; i < sd->n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(sd->samples_ns[i]));
+	return o;
+}
+
+static int start_runner(struct judge *j, struct kf_area *a, const char *so, struct kf_runner **r,
+			struct kf_call_result *died, kf_err *err)
+{
+	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .call_timeout_s = j->o->call_timeout_s,
+				     .cpu_limit_s = j->o->cpu_limit_s, .mem_limit_bytes = j->o->mem_limit_bytes };
+	ro.shm_fd = j->ops->runner_fd(a, &ro.shm_bytes);
+	return kf_runner_start(&ro, r, died, err);
+}
+
+static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *err)
+{
+	int rc = KF_OK;
+	struct kf_runner *ref = NULL;
+	struct kf_call_result died;
+	if (start_runner(j, j->refarea, j->ref.path, &ref, &died, err) != KF_OK)
+		return err->code;
+	if (!ref)
+		return kf_errf(err, KF_EINTERNAL, "the reference kernel's runner failed to start: %s", died.reason);
+	int cap = j->o->max_iters + KF_WARMUP_CALLS;
+	struct side sides[2] = { { "candidate", cand, kf_xcalloc((size_t)cap, sizeof(double)), 0, 0 },
+				 { "reference", ref, kf_xcalloc((size_t)cap, sizeof(double)), 0, 0 } };
+	kf_rng r;
+	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
+	int64_t pings[KF_PINGS];
+	for (int i = 0; i < KF_PINGS && rc == KF_OK; i++)
+		rc = kf_runner_ping(cand, &pings[i], err);
+	if (rc != KF_OK)
+		goto out;
+	double pd[KF_PINGS];
+	for (int i = 0; i < KF_PINGS; i++)
+		pd[i] = (double)pings[i];
+	struct kf_stats ps;
+	kf_stats_compute(pd, KF_PINGS, &ps);
+	int64_t ping_ns = (int64_t)ps.median;
+
+	for (int w = 0; w < KF_WARMUP_CALLS && rc == KF_OK && j->verdict == KF_V_OK; w++)
+		for (int k = 0; k < 2 && rc == KF_OK && j->verdict == KF_V_OK; k++)
+			rc = timed_call(j, &sides[k], k == 0, -1 - w, &r, ping_ns, err);
+	sides[0].n = sides[1].n = 0; /* warm-up calls are checked, not counted */
+	sides[0].inconsistent = sides[1].inconsistent = 0;
+	int64_t t0 = kf_now_ns();
+	struct kf_stats st[2];
+	for (int it = 0; rc == KF_OK && j->verdict == KF_V_OK && it < j->o->max_iters; it++) {
+		for (int k = 0; k < 2 && rc == KF_OK && j->verdict == KF_V_OK; k++)
+			rc = timed_call(j, &sides[k], k == 0, it, &r, ping_ns, err);
+		if (rc != KF_OK || j->verdict != KF_V_OK)
+			break;
+		kf_stats_compute(sides[0].samples_ns, sides[0].n, &st[0]);
+		kf_stats_compute(sides[1].samples_ns, sides[1].n, &st[1]);
+		bool steady = st[0].rse <= j->o->target_rse && st[1].rse <= j->o->target_rse;
+		double spent = (double)(kf_now_ns() - t0) / 1e9;
+		if ((it + 1 >= j->o->min_iters && steady) || (spent >= j->o->timing_budget_s && it + 1 >= 3))
+			break;
+	}
+	if (rc != KF_OK || j->verdict != KF_V_OK)
+		goto out;
+	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
+	cJSON_AddItemToObject(timing, "candidate", stats_json(&sides[0], &st[0]));
+	cJSON_AddItemToObject(timing, "reference", stats_json(&sides[1], &st[1]));
+	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);
+	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->ops->flush_bytes(j->area));
+	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
+	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));
+	double t_ms = st[0].median, ref_ms = st[1].median;
+	if (ref_ms < j->t->min_runtime_ms[j->b])
+		cJSON_AddItemToArray(j->warnings, cJSON_CreateString(
+			"the reference ran faster than the task's min_runtime_ms at the bench shape: timings may be launch-bound"));
+	bool mem_bound = false;
+	double t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
+	cJSON_AddNumberToObject(res, "time_ms", t_ms);
+	cJSON_AddNumberToObject(res, "ref_time_ms", ref_ms);
+	cJSON_AddNullToObject(res, "vendor_time_ms");
+	cJSON_AddNumberToObject(res, "speedup", ref_ms / t_ms);
+	cJSON_AddNumberToObject(res, "t_sol_ms", t_sol_ms);
+	cJSON_AddNumberToObject(res, "sol_fraction", t_sol_ms / t_ms);
+	double score = kf_sol_score(t_ms, t_sol_ms, ref_ms);
+	if (isfinite(score))
+		cJSON_AddNumberToObject(res, "sol_score", score);
+	else
+		cJSON_AddNullToObject(res, "sol_score");
+	cJSON_AddStringToObject(res, "bound", mem_bound ? "memory" : "compute");
+	if (t_ms * KF_FTL_SLACK < t_sol_ms)
+		reject(j, KF_V_FASTER_THAN_LIGHT,
+		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
+		       t_ms, t_sol_ms, mem_bound ? "memory" : "compute", j->peaks->device);
+out:
+	free(sides[0].samples_ns);
+	free(sides[1].samples_ns);
+	kf_runner_stop(ref);
+	return rc;
+}
+
+/* ---- the evaluation ---- */
+
+static void add_compile(cJSON *res, const struct kf_compile_res *c)
+{
+	cJSON *o = cJSON_AddObjectToObject(res, "compile");
+	cJSON_AddNumberToObject(o, "ms", c->ms);
+	cJSON_AddBoolToObject(o, "cached", c->cached);
+	cJSON_AddStringToObject(o, "flags", c->flags);
+	cJSON_AddStringToObject(o, "compiler", c->compiler);
+	cJSON_AddStringToObject(o, "key", c->key);
+	cJSON_AddStringToObject(o, "log", c->log ? c->log : "");
+}
+
+static void finish(struct judge *j, cJSON *res)
+{
+	cJSON_AddStringToObject(res, "verdict", kf_verdict_name(j->verdict));
+	cJSON_AddStringToObject(res, "reason", j->verdict == KF_V_OK ? "passed every check" : j->reason);
+	static const char *const timing_fields[] = { "time_ms", "ref_time_ms", "vendor_time_ms", "speedup",
+						     "t_sol_ms", "sol_fraction", "sol_score" };
+	for (size_t i = 0; i < sizeof timing_fields / sizeof timing_fields[0]; i++) {
+		if (j->verdict != KF_V_OK && j->verdict != KF_V_FASTER_THAN_LIGHT)
+			cJSON_DeleteItemFromObject(res, timing_fields[i]);
+		if (!cJSON_GetObjectItem(res, timing_fields[i]))
+			cJSON_AddNullToObject(res, timing_fields[i]);
+	}
+	cJSON_AddNumberToObject(res, "max_abs_err", j->max_abs);
+	cJSON_AddNumberToObject(res, "max_rel_err", j->max_rel);
+	cJSON_AddNumberToObject(res, "error_margin", j->max_margin);
+	cJSON_AddItemToObject(res, "trials", j->trials);
+	cJSON_AddItemToObject(res, "warnings", j->warnings);
+	cJSON_AddItemToObject(res, "phases", j->phases);
+	j->trials = j->warnings = j->phases = NULL;
+}
+
+int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
+		      const struct kf_judge_opts *o, cJSON **result, kf_err *err)
+{
+	struct judge j = { .t = t, .o = o, .peaks = peaks, .b = o->backend, .verdict = KF_V_OK };
+	j.trials = cJSON_CreateArray();
+	j.warnings = cJSON_CreateArray();
+	j.phases = cJSON_CreateObject();
+	int64_t t_phase = kf_now_ns();
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "task", t->name);
+	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);
+	cJSON_AddStringToObject(res, "backend", kf_backend_name(o->backend));
+	cJSON_AddStringToObject(res, "kforge_version", KF_VERSION_STRING);
+	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
+	cJSON *machine = peaks->json ? cJSON_Duplicate(peaks->json, 1) : cJSON_CreateObject();
+	cJSON_AddItemToObject(res, "machine", machine);
+	struct kf_runner *cand = NULL;
+	struct kf_compile_res cres;
+	memset(&cres, 0, sizeof cres);
+	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
+	int rc = KF_OK;
+	char why[512];
+
+	if (kf_policy_violation(t, source, len, why, sizeof why)) {
+		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
+		goto done;
+	}
+	kf_abi_header(t, o->backend, &hdr);
+	kf_abi_shim(t, o->backend, &shim);
+	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
+				      .header = hdr.data, .shim = shim.data };
+	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
+		goto out;
+	add_compile(res, &cres);
+	phase_done(&j, "compile_ms", &t_phase);
+	if (cres.verdict != KF_V_OK) {
+		reject(&j, cres.verdict, "%s", cres.reason);
+		goto done;
+	}
+	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");
+	if ((rc = load_reference_and_oracle(&j, refrec, err)) != KF_OK)
+		goto out;
+	j.sampler = kf_sampler_new();
+	if ((rc = alloc_buffers(&j, err)) != KF_OK)
+		goto out;
+	phase_done(&j, "reference_ms", &t_phase);
+	struct kf_call_result died;
+	if ((rc = start_runner(&j, j.area, cres.so_path, &cand, &died, err)) != KF_OK)
+		goto out;
+	phase_done(&j, "sandbox_start_ms", &t_phase);
+	if (!cand) {
+		reject(&j, died.verdict, "%s", died.reason);
+		goto done;
+	}
+	if ((rc = correctness(&j, cand, err)) != KF_OK)
+		goto out;
+	phase_done(&j, "correctness_ms", &t_phase);
+	if (j.verdict == KF_V_OK && (rc = timing(&j, cand, res, err)) != KF_OK)
+		goto out;
+	if (j.verdict == KF_V_OK || j.verdict == KF_V_FASTER_THAN_LIGHT)
+		phase_done(&j, "timing_ms", &t_phase);
+	cJSON_AddStringToObject(res, "output", kf_runner_output(cand));
+done:
+	finish(&j, res);
+	*result = res;
+	res = NULL;
+out:
+	kf_runner_stop(cand);
+	kf_compile_res_free(&cres);
+	kf_buf_free(&hdr);
+	kf_buf_free(&shim);
+	unload_trusted(&j.ref);
+	unload_trusted(&j.oracle);
+	free_buffers(&j);
+	kf_sampler_free(j.sampler);
+	cJSON_Delete(j.trials);
+	cJSON_Delete(j.warnings);
+	cJSON_Delete(j.phases);
+	cJSON_Delete(res);
+	return rc;
+}
+
+/* ---- well-posedness of a task ---- */
+
+int kf_judge_check_task(const struct kf_task *t, kf_err *err)
+{
+	struct kf_judge_opts o;
+	kf_judge_opts_default(&o);
+	o.seed = 1;
+	struct judge j = { .t = t, .o = &o, .b = KF_BACKEND_CPU, .verdict = KF_V_OK };
+	int rc = load_reference_and_oracle(&j, NULL, err);
+	if (rc != KF_OK)
+		goto out;
+	j.sampler = kf_sampler_new();
+	if ((rc = alloc_buffers(&j, err)) != KF_OK)
+		goto out;
+	const struct kf_shape *s = &t->shapes[KF_SET_TEST][t->n_shapes[KF_SET_TEST] - 1];
+	double *first[KF_MAX_TENSORS] = { 0 };
+	for (int seed = 0; seed < 2 && rc == KF_OK; seed++) {
+		kf_rng r;
+		kf_rng_seed(&r, trial_seed(o.seed, seed));
+		for (int i = 0; i < t->n_inputs; i++)
+			kf_tensor_fill(j.sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.priv[i],
+				       kf_task_numel(t, i, s));
+		if ((rc = compute_expected(&j, s, err)) != KF_OK)
+			break;
+		for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
+			const struct kf_tensor *ten = &t->tensors[i];
+			int64_t n = kf_task_numel(t, i, s);
+			struct kf_tolerance tol = t->tol[ten->dtype];
+			if (seed == 1) {
+				struct kf_cmp c;
+				size_t bytes = sizeof(double) * (size_t)n;
+				void *typed = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
+				/* Compare the two seeds' answers: an output that barely moves is ill-posed. */
+				for (int64_t k = 0; k < n; k++)
+					kf_tensor_fill(j.sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, first[i][k], first[i][k], 2 },
+						       ten->dtype, (char *)typed + k * kf_dtype_size(ten->dtype), 1);
+				kf_compare(ten->dtype, typed, j.dval[i], n, tol, &c);
+				free(typed);
+				(void)bytes;
+				if (c.pass)
+					rc = kf_errf(err, KF_EINPUT, "%s: output '%s' does not depend on the inputs enough to fail tolerance across seeds",
+						     t->path, ten->name);
+				continue;
+			}
+			first[i] = kf_xmalloc(sizeof(double) * (size_t)n);
+			memcpy(first[i], j.dval[i], sizeof(double) * (size_t)n);
+			void *zeros = kf_xcalloc((size_t)n, kf_dtype_size(ten->dtype));
+			struct kf_cmp c;
+			kf_compare(ten->dtype, zeros, j.dval[i], n, tol, &c);
+			free(zeros);
+			if (c.pass)
+				rc = kf_errf(err, KF_EINPUT, "%s: an all-zero '%s' passes the tolerance (outputs too small or tolerance too loose)",
+					     t->path, ten->name);
+			double mean = 0;
+			for (int64_t k = 0; k < n; k++)
+				mean += j.dval[i][k] / (double)n;
+			void *cst = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
+			kf_tensor_fill(j.sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, mean, mean, 2 }, ten->dtype, cst, n);
+			kf_compare(ten->dtype, cst, j.dval[i], n, tol, &c);
+			free(cst);
+			if (rc == KF_OK && c.pass)
+				rc = kf_errf(err, KF_EINPUT, "%s: a constant '%s' passes the tolerance", t->path, ten->name);
+			for (int in = 0; in < t->n_inputs && rc == KF_OK; in++) {
+				if (t->tensors[in].dtype != ten->dtype || kf_task_numel(t, in, s) != n)
+					continue;
+				kf_compare(ten->dtype, j.priv[in], j.dval[i], n, tol, &c);
+				if (c.pass)
+					rc = kf_errf(err, KF_EINPUT, "%s: a copy of input '%s' passes as output '%s'", t->path,
+						     t->tensors[in].name, ten->name);
+			}
+		}
+	}
+	for (int i = 0; i < KF_MAX_TENSORS; i++)
+		free(first[i]);
+out:
+	unload_trusted(&j.ref);
+	unload_trusted(&j.oracle);
+	free_buffers(&j);
+	kf_sampler_free(j.sampler);
+	return rc;
+}

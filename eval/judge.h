@@ -1,0 +1,44 @@
+/* The judge (DESIGN.md §3, §6): trusted, it draws every input, computes every expected output
+ * in its own memory (fp64 oracle on small shapes, the reference kernel on large ones), runs the
+ * candidate only inside a sandboxed runner, checks each call (inputs untouched, every output
+ * element written, not trivial, within tolerance, not still changing after return), then times
+ * candidate and reference interleaved with fresh inputs and a cache flush per iteration, verifies
+ * randomly chosen timed outputs, and places the result against the speed of light. */
+#ifndef KF_JUDGE_H
+#define KF_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "eval/sol.h"
+#include "eval/task.h"
+
+struct kf_judge_opts {
+	enum kf_backend backend;
+	uint64_t seed;            /* base seed; every drawn value follows from it */
+	int n_seeds;              /* correctness seeds */
+	double call_timeout_s;    /* wall limit for one kf_launch */
+	double cpu_limit_s;       /* CPU-time limit of one runner */
+	size_t mem_limit_bytes;   /* memory cap of one runner */
+	double timing_budget_s;   /* wall budget of the timing loop */
+	int min_iters, max_iters; /* timed iterations per side */
+	double target_rse;        /* stop once both sides' relative standard error is below this */
+	double verify_fraction;   /* share of timed iterations whose output is fully checked */
+};
+
+void kf_judge_opts_default(struct kf_judge_opts *o);
+
+/* Judges one candidate source. On KF_OK, *result holds the result object (see README:
+ * verdict, reason, time_ms, ref_time_ms, speedup, sol_fraction, sol_score, ...); a rejected
+ * candidate is still KF_OK. Errors are kforge's own (a broken reference, no disk). */
+int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
+		      const struct kf_judge_opts *o, cJSON **result, kf_err *err);
+
+/* Well-posedness of a task (DESIGN.md §5): on a test shape, all-zero, constant and
+ * copy-of-input outputs must fail the tolerance, and the output must change when the inputs
+ * do. KF_OK when well posed; KF_EINPUT naming the problem otherwise. */
+int kf_judge_check_task(const struct kf_task *t, kf_err *err);
+
+#endif

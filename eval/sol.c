@@ -1,0 +1,149 @@
+/* Speed-of-light ceilings and scores (see sol.h). */
+#include "eval/sol.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fs.h"
+#include "sandbox/sandbox.h"
+
+#define KF_CALIB_CPU_SOURCE "eval/calib/cpu_peaks.c"
+
+static void cpu_identity(char *key, size_t klen, char *device, size_t dlen)
+{
+	char model[200] = "unknown CPU";
+	char *text = NULL;
+	if (kf_read_file("/proc/cpuinfo", 1u << 22, &text, NULL, NULL) == KF_OK) {
+		char *m = strstr(text, "model name");
+		char *colon = m ? strchr(m, ':') : NULL;
+		if (colon) {
+			colon += 2;
+			snprintf(model, sizeof model, "%.*s", (int)strcspn(colon, "\n"), colon);
+		}
+		free(text);
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(device, dlen, "%s (%ld cores)", model, cores);
+	snprintf(key, klen, "cpu:%s:%ld", model, cores);
+}
+
+static int calibrate_cpu(struct kf_peaks *p, kf_err *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", kf_home(), KF_CALIB_CPU_SOURCE);
+	char *src = NULL;
+	size_t len = 0;
+	if (kf_read_file(path, 1u << 20, &src, &len, err) != KF_OK)
+		return kf_err_prefix(err, "calibrating the CPU: ");
+	struct kf_compile_req req = { .backend = KF_BACKEND_CPU, .source = src, .source_len = len, .header = "",
+				      .shim = "" };
+	struct kf_compile_res res;
+	int rc = kf_compile(&req, &res, err);
+	free(src);
+	if (rc != KF_OK)
+		return kf_err_prefix(err, "calibrating the CPU: ");
+	if (res.verdict != KF_V_OK) {
+		rc = kf_errf(err, KF_EINTERNAL, "calibrating the CPU: %s: %.300s", res.reason, res.log);
+		kf_compile_res_free(&res);
+		return rc;
+	}
+	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
+	void *so = dlopen(res.so_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	kf_compile_res_free(&res);
+	double (*bw)(void) = so ? (double (*)(void))dlsym(so, "kf_calib_bandwidth") : NULL;
+	double (*fl)(void) = so ? (double (*)(void))dlsym(so, "kf_calib_fp32_flops") : NULL;
+	if (!bw || !fl)
+		return kf_errf(err, KF_EINTERNAL, "calibrating the CPU: cannot load the probes: %s", dlerror());
+	p->bw_bytes_s = bw();
+	double f32 = fl();
+	if (!(p->bw_bytes_s > 0) || !(f32 > 0))
+		return kf_errf(err, KF_EINTERNAL, "calibrating the CPU: the probes measured nothing");
+	/* No native bf16/f16 arithmetic assumed on the CPU: converted values go through fp32 FMAs. */
+	for (int d = 0; d < KF_DTYPE_COUNT; d++)
+		p->flops_s[d] = f32;
+	return KF_OK;
+}
+
+static cJSON *peaks_to_json(const struct kf_peaks *p)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "key", p->key);
+	cJSON_AddStringToObject(j, "device", p->device);
+	cJSON_AddNumberToObject(j, "bw_bytes_s", p->bw_bytes_s);
+	cJSON *f = cJSON_AddObjectToObject(j, "flops_s");
+	for (int d = 0; d < KF_DTYPE_COUNT; d++)
+		cJSON_AddNumberToObject(f, kf_dtype_name((enum kf_dtype)d), p->flops_s[d]);
+	cJSON_AddStringToObject(j, "method", "measured: streaming copy (read+write bytes), fused multiply-add over all cores");
+	return j;
+}
+
+static int peaks_from_json(struct kf_peaks *p, cJSON *j)
+{
+	cJSON *bw = cJSON_GetObjectItem(j, "bw_bytes_s");
+	cJSON *f = cJSON_GetObjectItem(j, "flops_s");
+	if (!cJSON_IsNumber(bw) || !cJSON_IsObject(f))
+		return -1;
+	p->bw_bytes_s = bw->valuedouble;
+	for (int d = 0; d < KF_DTYPE_COUNT; d++) {
+		cJSON *v = cJSON_GetObjectItem(f, kf_dtype_name((enum kf_dtype)d));
+		if (!cJSON_IsNumber(v) || !(v->valuedouble > 0))
+			return -1;
+		p->flops_s[d] = v->valuedouble;
+	}
+	return p->bw_bytes_s > 0 ? 0 : -1;
+}
+
+int kf_sol_peaks(struct kf_store *s, enum kf_backend b, struct kf_peaks *out, kf_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (b != KF_BACKEND_CPU)
+		return kf_errf(err, KF_EINPUT, "no speed-of-light table for the %s backend in this build", kf_backend_name(b));
+	cpu_identity(out->key, sizeof out->key, out->device, sizeof out->device);
+	char *stored = NULL;
+	if (kf_store_get_calibration(s, out->key, &stored, err) != KF_OK)
+		return err->code;
+	if (stored) {
+		cJSON *j = cJSON_Parse(stored);
+		free(stored);
+		if (j && peaks_from_json(out, j) == 0) {
+			out->json = j;
+			return KF_OK;
+		}
+		cJSON_Delete(j); /* unreadable record: measure again and replace it */
+	}
+	if (calibrate_cpu(out, err) != KF_OK)
+		return err->code;
+	out->json = peaks_to_json(out);
+	char *text = cJSON_PrintUnformatted(out->json);
+	int rc = kf_store_put_calibration(s, out->key, text, err);
+	free(text);
+	return rc;
+}
+
+void kf_sol_peaks_free(struct kf_peaks *p)
+{
+	cJSON_Delete(p->json);
+	p->json = NULL;
+}
+
+double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
+		     bool *memory_bound)
+{
+	enum kf_dtype compute = t->tensors[0].dtype;
+	double t_flops = kf_task_flops(t, s) / p->flops_s[compute];
+	double t_bytes = kf_task_bytes(t, s) / p->bw_bytes_s;
+	*memory_bound = t_bytes >= t_flops;
+	return t_bytes >= t_flops ? t_bytes : t_flops;
+}
+
+double kf_sol_score(double t_k, double t_sol, double t_b)
+{
+	if (!(t_b > t_sol))
+		return NAN;
+	return 1.0 / (1.0 + (t_k - t_sol) / (t_b - t_sol));
+}

@@ -1,0 +1,50 @@
+/* Timing statistics (see stats.h). */
+#include "eval/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (the common "type 7" quantile). */
+static double quantile(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int lo = (int)floor(pos);
+	int hi = lo + 1 < n ? lo + 1 : lo;
+	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+void kf_stats_compute(const double *samples, int n, struct kf_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	if (n <= 0)
+		return;
+	double *s = kf_xmalloc(sizeof *s * (size_t)n);
+	memcpy(s, samples, sizeof *s * (size_t)n);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += s[i];
+	out->mean = sum / n;
+	double ss = 0;
+	for (int i = 0; i < n; i++)
+		ss += (s[i] - out->mean) * (s[i] - out->mean);
+	out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	out->rse = (n > 1 && out->mean > 0) ? out->stddev / sqrt((double)n) / out->mean : INFINITY;
+	out->median = quantile(s, n, 0.5);
+	out->q1 = quantile(s, n, 0.25);
+	out->q3 = quantile(s, n, 0.75);
+	out->iqr = out->q3 - out->q1;
+	out->min = s[0];
+	out->max = s[n - 1];
+	free(s);
+}

@@ -1,0 +1,134 @@
+/* Task specs: the in-memory form of one tasks/levelN/<name>.json file, its loader and
+ * validator (errors read "file:field: reason"), shape-expression evaluation, and the
+ * derived quantities (element counts, FLOPs, bytes). Owns no evaluation logic. */
+#ifndef KF_TASK_H
+#define KF_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+#define KF_MAX_TENSORS 8
+#define KF_MAX_SYMBOLS 8
+#define KF_MAX_DIMS 4
+#define KF_MAX_STRESS 8
+#define KF_NAME_MAX 64
+#define KF_TASK_MAX_BYTES (1u << 20) /* a task spec file larger than this is rejected */
+
+enum kf_backend { KF_BACKEND_CPU, KF_BACKEND_CUDA, KF_BACKEND_COUNT };
+const char *kf_backend_name(enum kf_backend b);
+int kf_backend_parse(const char *s, enum kf_backend *out); /* 0 ok, -1 unknown */
+
+enum kf_dtype { KF_DTYPE_F32, KF_DTYPE_BF16, KF_DTYPE_F16, KF_DTYPE_I32, KF_DTYPE_COUNT };
+const char *kf_dtype_name(enum kf_dtype d); /* "f32", "bf16", "f16", "i32" */
+int kf_dtype_parse(const char *s, enum kf_dtype *out);
+size_t kf_dtype_size(enum kf_dtype d);
+
+/* How the judge draws one tensor's values. */
+enum kf_dist_kind {
+	KF_DIST_NORMAL,  /* a = mean, b = std */
+	KF_DIST_UNIFORM, /* a = lo, b = hi */
+	KF_DIST_TIES,    /* values from `levels` evenly spaced points in [a, b], each nudged by
+			    a relative jitter of at most 1e-3 (near-ties for max/argmax/softmax) */
+	KF_DIST_INT,     /* integers uniform in [a, b] */
+};
+struct kf_dist {
+	enum kf_dist_kind kind;
+	double a, b;
+	int levels;
+};
+
+struct kf_tensor {
+	char name[KF_NAME_MAX];
+	enum kf_dtype dtype;
+	bool is_output;
+	int ndim;
+	char *dims[KF_MAX_DIMS]; /* expressions in the shape symbols, e.g. "M", "rows*cols" */
+	struct kf_dist dist;     /* inputs only */
+};
+
+/* One concrete shape: a value per symbol, in the order of kf_task.symbols. */
+struct kf_shape {
+	int64_t v[KF_MAX_SYMBOLS];
+};
+
+enum kf_shape_set { KF_SET_BENCH, KF_SET_TEST, KF_SET_RAGGED, KF_SET_HIDDEN, KF_SET_COUNT };
+const char *kf_shape_set_name(enum kf_shape_set s); /* "bench", "test", "ragged", "hidden" */
+
+/* A stress variant: overrides some inputs' distributions; run on every test shape. */
+struct kf_stress {
+	char name[KF_NAME_MAX];
+	bool overrides[KF_MAX_TENSORS];
+	struct kf_dist dist[KF_MAX_TENSORS];
+};
+
+struct kf_tolerance {
+	bool set;
+	double atol, rtol;
+};
+
+enum kf_determinism { KF_DET_TOLERANCE, KF_DET_BITWISE };
+
+struct kf_task {
+	char *path;                 /* the file it was loaded from */
+	char name[KF_NAME_MAX];
+	int level;
+	char *description;          /* goes into the prompt and the generated header */
+	int n_inputs, n_outputs;    /* tensors[0..n_inputs) are inputs, then outputs */
+	struct kf_tensor tensors[KF_MAX_TENSORS];
+	int n_symbols;              /* integer shape symbols, in signature order */
+	char symbols[KF_MAX_SYMBOLS][KF_NAME_MAX];
+	struct kf_shape bench[KF_BACKEND_COUNT]; /* the benchmark shape, one per backend */
+	struct kf_shape *shapes[KF_SET_COUNT];   /* test, ragged, hidden (index KF_SET_BENCH unused) */
+	int n_shapes[KF_SET_COUNT];              /* test, ragged, hidden: at least 1 each */
+	int n_stress;
+	struct kf_stress stress[KF_MAX_STRESS];
+	struct kf_tolerance tol[KF_DTYPE_COUNT]; /* keyed by output dtype */
+	char *flops_expr;           /* FLOPs as an expression in the symbols */
+	char *bytes_expr;           /* NULL: each input read once + each output written once */
+	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home() */
+	char *oracle;               /* fp64 oracle source, relative to kf_home() */
+	char *vendor_baseline;      /* NULL or a baseline name, e.g. "cublas_gemm_bf16" */
+	bool vendor_libs_allowed;   /* policy: may candidates call cuBLAS/cuDNN? */
+	double min_runtime_ms[KF_BACKEND_COUNT]; /* the reference at the bench shape should take
+						    at least this long, so timing is not launch-bound */
+	enum kf_determinism determinism;
+	char spec_hash[65];         /* sha256 of the spec file's bytes */
+	char *spec_text;            /* the file's bytes, stored with every evaluation */
+};
+
+/* Directory holding the task suite: $KFORGE_TASKS, else <kf_home()>/tasks. */
+const char *kf_tasks_dir(void);
+
+int kf_task_load_file(const char *path, struct kf_task **out, kf_err *err);
+/* Parses spec text; `path` only names it in error messages. */
+int kf_task_parse(const char *path, const char *text, size_t len, struct kf_task **out, kf_err *err);
+/* Finds a task by name under `dir` (kf_tasks_dir() when NULL), searching level folders. */
+int kf_task_find(const char *dir, const char *name, struct kf_task **out, kf_err *err);
+/* Loads every .json spec under dir/levelN folders (sorted by level, then name). Any broken spec fails the
+ * whole listing with that spec's error. */
+int kf_task_list(const char *dir, struct kf_task ***out, int *n, kf_err *err);
+void kf_task_free(struct kf_task *t);
+void kf_task_list_free(struct kf_task **ts, int n);
+
+/* Evaluates an integer expression (+ - * / % parentheses, integer literals, symbols). */
+int kf_task_eval(const struct kf_task *t, const char *expr, const struct kf_shape *s, int64_t *out,
+		 kf_err *err);
+int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape *s);
+double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
+double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
+/* Index of the symbol or -1. */
+int kf_task_symbol(const struct kf_task *t, const char *name);
+
+/* True when the task declares a reference kernel (and so a bench shape) for backend b. */
+bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b);
+/* Checks that the reference for backend b and the oracle exist under kf_home(); KF_EINPUT
+ * ("file:field: ... not found") otherwise, or when the task has no reference for b. */
+int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err);
+/* Appends a shape as "M=64 N=64 K=64" (symbols in order). */
+void kf_task_shape_format(const struct kf_task *t, const struct kf_shape *s, kf_buf *out);
+
+#endif

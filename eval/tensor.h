@@ -1,0 +1,34 @@
+/* Tensor values as the judge handles them: drawing inputs from a task's distributions,
+ * poisoning outputs with a NaN pattern no arithmetic produces, converting any dtype to
+ * double for comparison, and a fast content hash to notice writes to inputs. */
+#ifndef KF_TENSOR_H
+#define KF_TENSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/rng.h"
+#include "eval/task.h"
+
+/* Signalling-NaN payloads: arithmetic only ever yields quiet NaNs, so these bit patterns in
+ * an output mean "never written". */
+#define KF_POISON_F32 0x7fa5a5a5u
+#define KF_POISON_16 0x7da5u /* bf16 and f16: a NaN payload in both formats */
+#define KF_POISON_I32 0x7fa5a5a5u
+
+/* Table-driven normal draws: fresh values at a few ns per element (see tensor.c). */
+struct kf_sampler;
+struct kf_sampler *kf_sampler_new(void);
+void kf_sampler_free(struct kf_sampler *s);
+
+/* Fills n elements of dtype d with draws from dist. */
+void kf_tensor_fill(struct kf_sampler *s, kf_rng *r, const struct kf_dist *dist, enum kf_dtype d, void *dst,
+		    int64_t n);
+void kf_tensor_poison(enum kf_dtype d, void *dst, int64_t n);
+/* Elements still holding the poison pattern; *first gets the first index (or -1). */
+int64_t kf_tensor_count_poison(enum kf_dtype d, const void *src, int64_t n, int64_t *first);
+void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t n);
+double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i);
+uint64_t kf_tensor_hash(const void *src, size_t bytes);
+
+#endif

@@ -1,0 +1,451 @@
+/* Judge-side control of one untrusted runner (see sandbox.h): spawning it into its jail,
+ * the command/reply exchange with a watchdog on every wait, and turning the way a runner
+ * ended (a report, a signal, an exit, a timeout) into a verdict with a reason. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "sandbox/jail.h"
+#include "sandbox/runner_core.h"
+#include "sandbox/runner_proto.h"
+#include "sandbox/runner_seccomp.h"
+#include "sandbox/sandbox.h"
+
+#define KF_RUNNER_LOAD_TIMEOUT_S 20.0 /* loading + kf_init, on top of the call timeout */
+#define KF_RUNNER_REAP_TIMEOUT_MS 2000
+#define KF_RUNNER_LOG_CAP (1u << 20)  /* stdout+stderr bytes before SIGXFSZ */
+#define KF_RUNNER_LOG_KEEP (16u << 10) /* bytes of it kept for the record */
+#define KF_FD_PARK 100                 /* descriptors are parked here while being renumbered */
+
+struct kf_runner {
+	pid_t pid; /* the jail process; also the process group of the whole tree */
+	int cmd_fd, reply_fd, status_fd, log_fd;
+	double call_timeout_s;
+	enum kf_backend backend;
+	char *output;
+};
+
+static const char *phase_name(int phase)
+{
+	switch (phase) {
+	case KF_PHASE_LOAD: return "while loading (a constructor)";
+	case KF_PHASE_INIT: return "in kf_init";
+	case KF_PHASE_LAUNCH: return "in kf_launch";
+	default: return "during set-up";
+	}
+}
+
+/* The runner program sits beside the kforge executable (build/), or one level up for
+ * programs in build/ subfolders (benchmarks, sanitizer builds use their own build dir). */
+static int runner_path(enum kf_backend b, char *out, size_t len, kf_err *err)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return kf_errno(err, KF_EINTERNAL, "cannot locate the kforge executable");
+	exe[n] = '\0';
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		snprintf(out, len, "%s/kforge-runner-%s", exe, kf_backend_name(b));
+		if (access(out, X_OK) == 0)
+			return KF_OK;
+	}
+	return kf_errf(err, KF_EINTERNAL, "the %s runner kforge-runner-%s is missing beside the kforge executable (run make)",
+		       kf_backend_name(b), kf_backend_name(b));
+}
+
+/* Reads one whole message before the deadline. 0 ok, 1 EOF, 2 timeout, -1 error. */
+static int read_msg(int fd, struct kf_msg *m, int64_t deadline_ns)
+{
+	size_t got = 0;
+	while (got < sizeof *m) {
+		int64_t left = deadline_ns - kf_now_ns();
+		if (left <= 0)
+			return 2;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int pr = poll(&p, 1, (int)(left / 1000000 + 1));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -1;
+		if (pr == 0)
+			continue;
+		ssize_t n = read(fd, (char *)m + got, sizeof *m - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static void kill_tree(struct kf_runner *r)
+{
+	if (r->pid > 0)
+		kill(-r->pid, SIGKILL);
+}
+
+/* Waits for the namespace init's report of how the runner ended; -1 if none came. */
+static int reap(struct kf_runner *r, int *runner_status)
+{
+	int got = -1;
+	struct pollfd p = { .fd = r->status_fd, .events = POLLIN };
+	if (r->status_fd >= 0 && poll(&p, 1, KF_RUNNER_REAP_TIMEOUT_MS) > 0) {
+		int32_t st;
+		if (read(r->status_fd, &st, sizeof st) == (ssize_t)sizeof st) {
+			*runner_status = st;
+			got = 0;
+		}
+	}
+	kill_tree(r);
+	if (r->pid > 0) {
+		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		r->pid = -1;
+	}
+	return got;
+}
+
+static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt, ...)
+{
+	res->status = KF_CALL_DIED;
+	res->verdict = v;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->reason, sizeof res->reason, fmt, ap);
+	va_end(ap);
+}
+
+/* A runner that reported something before ending. */
+static void classify_msg(const struct kf_msg *m, int phase_hint, struct kf_call_result *res)
+{
+	char name[64];
+	switch (m->type) {
+	case KF_MSG_VIOLATION:
+		died(res, KF_V_SANDBOX_VIOLATION, "forbidden system call %s %s",
+		     kf_syscall_name(m->sysno, name, sizeof name), phase_name(m->rc));
+		break;
+	case KF_MSG_MEMORY:
+		died(res, KF_V_MEMORY_LIMIT, "an allocation of %llu bytes %s exceeded the runner's memory cap",
+		     (unsigned long long)m->bytes, phase_name(phase_hint));
+		break;
+	case KF_MSG_LOAD_ERROR:
+		died(res, KF_V_RUNTIME_ERROR, "the candidate could not be run: %.200s", m->text);
+		break;
+	case KF_MSG_INIT_FAILED:
+		died(res, KF_V_RUNTIME_ERROR, "kf_init returned %d", m->rc);
+		break;
+	case KF_MSG_SETUP_ERROR:
+		died(res, KF_V_INTERNAL_ERROR, "the runner could not set up its jail: %.200s", m->text);
+		break;
+	default:
+		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (unexpected message %u)",
+		     m->type);
+	}
+}
+
+/* A runner that ended without a report: read its wait status. */
+static void classify_status(struct kf_runner *r, int phase, struct kf_call_result *res)
+{
+	int st = 0;
+	if (reap(r, &st) != 0) {
+		died(res, KF_V_CRASH, "the runner vanished %s without a status", phase_name(phase));
+		return;
+	}
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		if (sig == SIGXCPU || sig == SIGKILL)
+			died(res, KF_V_CPU_TIMEOUT, "the runner used up its CPU time limit %s (%s)", phase_name(phase),
+			     sigabbrev_np(sig));
+		else if (sig == SIGXFSZ)
+			died(res, KF_V_CRASH, "the candidate wrote more than %u bytes to stdout/stderr (output limit)",
+			     KF_RUNNER_LOG_CAP);
+		else if (sig == SIGSYS)
+			died(res, KF_V_SANDBOX_VIOLATION, "killed by SIGSYS %s (tampered with the SIGSYS handler)",
+			     phase_name(phase));
+		else
+			died(res, KF_V_CRASH, "killed by signal SIG%s %s", sigabbrev_np(sig), phase_name(phase));
+	} else if (WIFEXITED(st)) {
+		died(res, KF_V_CRASH, "the process exited with status %d %s instead of returning", WEXITSTATUS(st),
+		     phase_name(phase));
+	} else {
+		died(res, KF_V_CRASH, "the runner ended %s", phase_name(phase));
+	}
+}
+
+/* Waits for the reply to a command; fills res when the runner died or misbehaved. */
+static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, double timeout_s,
+		 struct kf_msg *m, struct kf_call_result *res)
+{
+	int64_t deadline = kf_now_ns() + (int64_t)(timeout_s * 1e9);
+	int rc = read_msg(r->reply_fd, m, deadline);
+	if (rc == 2) {
+		kill_tree(r);
+		reap(r, &(int){ 0 });
+		died(res, KF_V_TIMEOUT, "no answer %s within %.1f s (wall-clock limit); the process tree was killed",
+		     phase_name(phase), timeout_s);
+		return -1;
+	}
+	if (rc != 0) {
+		classify_status(r, phase, res);
+		return -1;
+	}
+	if (m->magic != KF_PROTO_MAGIC) {
+		kill_tree(r);
+		reap(r, &(int){ 0 });
+		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (bad message) %s",
+		     phase_name(phase));
+		return -1;
+	}
+	if (m->type != want) {
+		classify_msg(m, phase, res);
+		kill_tree(r);
+		reap(r, &(int){ 0 });
+		return -1;
+	}
+	if (m->nonce != nonce) {
+		kill_tree(r);
+		reap(r, &(int){ 0 });
+		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (forged reply) %s",
+		     phase_name(phase));
+		return -1;
+	}
+	return 0;
+}
+
+static int park(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, KF_FD_PARK); }
+
+static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], int devnull, int log,
+						  int cmd, int reply, int shm, int so, int status)
+{
+	int src[] = { park(devnull), park(log), park(log), park(cmd), park(reply), park(shm), park(so), park(status) };
+	for (int fd = 0; fd < (int)(sizeof src / sizeof src[0]); fd++)
+		if (src[fd] < 0 || dup2(src[fd], fd) < 0)
+			_exit(KF_RUNNER_EXIT_SETUP);
+	kf_jail_close_from(KF_RFD_FIRST_FREE);
+	/* If kforge dies, the jail dies, and with it the namespace (see runner_core.c). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setpgid(0, 0) != 0)
+		_exit(KF_RUNNER_EXIT_SETUP);
+	kf_jail_unshare(true);
+	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", NULL };
+	execve(runner, argv, envp);
+	_exit(KF_RUNNER_EXIT_SETUP);
+}
+
+int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, struct kf_call_result *res,
+		    kf_err *err)
+{
+	*out = NULL;
+	memset(res, 0, sizeof *res);
+	char path[PATH_MAX];
+	if (runner_path(o->backend, path, sizeof path, err) != KF_OK)
+		return err->code;
+	struct kf_runner *r = kf_xcalloc(1, sizeof *r);
+	r->pid = -1;
+	r->cmd_fd = r->reply_fd = r->status_fd = r->log_fd = -1;
+	r->call_timeout_s = o->call_timeout_s;
+	r->backend = o->backend;
+	int cmd[2] = { -1, -1 }, reply[2] = { -1, -1 }, status[2] = { -1, -1 };
+	int so = -1, devnull = -1;
+
+	r->log_fd = memfd_create("kforge-output", MFD_CLOEXEC);
+	if (r->log_fd < 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot create the runner's output file");
+		goto fail;
+	}
+	so = open(o->so_path, O_RDONLY | O_CLOEXEC);
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (so < 0 || devnull < 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot open %s", so < 0 ? o->so_path : "/dev/null");
+		goto fail;
+	}
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(reply, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
+		kf_errno(err, KF_EINTERNAL, "cannot create the runner's pipes");
+		goto fail;
+	}
+	char a_shm[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16];
+	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
+	snprintf(a_dev, sizeof a_dev, "%d", o->device);
+	snprintf(a_cpu, sizeof a_cpu, "%.0f", o->cpu_limit_s > 1 ? o->cpu_limit_s : 1);
+	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
+	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
+	char *argv[] = { path, "jail", a_shm, a_cpu, a_data, a_fsize, a_dev, NULL };
+	r->pid = fork();
+	if (r->pid < 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot fork the runner");
+		goto fail;
+	}
+	if (r->pid == 0)
+		exec_jail(path, argv, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1]);
+	/* Also from the parent, so no window exists where the child is outside its group. */
+	setpgid(r->pid, r->pid);
+	close(cmd[0]);
+	close(reply[1]);
+	close(status[1]);
+	close(so);
+	close(devnull);
+	r->cmd_fd = cmd[1];
+	r->reply_fd = reply[0];
+	r->status_fd = status[0];
+
+	struct kf_msg m;
+	if (await(r, 0, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + o->call_timeout_s, &m, res) != 0) {
+		if (res->verdict == KF_V_INTERNAL_ERROR) {
+			kf_errf(err, KF_EINTERNAL, "%s", res->reason);
+			kf_runner_stop(r);
+			return KF_EINTERNAL;
+		}
+		kf_runner_stop(r);
+		return KF_OK;
+	}
+	*out = r;
+	return KF_OK;
+fail:
+	if (so >= 0)
+		close(so);
+	if (devnull >= 0)
+		close(devnull);
+	for (int i = 0; i < 2; i++) {
+		if (cmd[i] >= 0) close(cmd[i]);
+		if (reply[i] >= 0) close(reply[i]);
+		if (status[i] >= 0) close(status[i]);
+	}
+	kf_runner_stop(r);
+	return KF_EINTERNAL;
+}
+
+static uint64_t fresh_nonce(void)
+{
+	uint64_t n = 0;
+	while (n == 0)
+		if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n)
+			n = (uint64_t)kf_now_ns();
+	return n;
+}
+
+static int send_cmd(struct kf_runner *r, const struct kf_cmd *c, kf_err *err)
+{
+	if (r->pid <= 0)
+		return kf_errf(err, KF_EINTERNAL, "the runner is not running");
+	ssize_t n;
+	do
+		n = write(r->cmd_fd, c, sizeof *c);
+	while (n < 0 && errno == EINTR);
+	/* A runner that died leaves a broken pipe: the reply side will explain why. */
+	return KF_OK;
+}
+
+int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints, int nints,
+		   struct kf_call_result *res, kf_err *err)
+{
+	memset(res, 0, sizeof *res);
+	if (nbufs > KF_PROTO_MAX_BUFS || nints > KF_PROTO_MAX_INTS)
+		return kf_errf(err, KF_EINTERNAL, "too many buffers or shape values for one call");
+	struct kf_cmd c;
+	memset(&c, 0, sizeof c);
+	c.magic = KF_PROTO_MAGIC;
+	c.type = KF_CMD_CALL;
+	c.nonce = fresh_nonce();
+	c.nbufs = (uint32_t)nbufs;
+	c.nints = (uint32_t)nints;
+	for (int i = 0; i < nbufs; i++)
+		c.buf_off[i] = buf_off[i];
+	for (int i = 0; i < nints; i++)
+		c.ints[i] = ints[i];
+	int64_t t0 = kf_now_ns();
+	if (send_cmd(r, &c, err) != KF_OK)
+		return err->code;
+	struct kf_msg m;
+	int rc = await(r, c.nonce, KF_MSG_DONE, KF_PHASE_LAUNCH, r->call_timeout_s, &m, res);
+	res->wall_ns = kf_now_ns() - t0;
+	if (rc != 0)
+		return res->verdict == KF_V_INTERNAL_ERROR ? kf_errf(err, KF_EINTERNAL, "%s", res->reason) : KF_OK;
+	res->rc = m.rc;
+	res->runner_ns = m.ns;
+	res->status = m.rc == 0 ? KF_CALL_OK : KF_CALL_FAILED;
+	return KF_OK;
+}
+
+int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err)
+{
+	struct kf_cmd c;
+	memset(&c, 0, sizeof c);
+	c.magic = KF_PROTO_MAGIC;
+	c.type = KF_CMD_PING;
+	c.nonce = fresh_nonce();
+	int64_t t0 = kf_now_ns();
+	if (send_cmd(r, &c, err) != KF_OK)
+		return err->code;
+	struct kf_msg m;
+	struct kf_call_result res;
+	memset(&res, 0, sizeof res);
+	if (await(r, c.nonce, KF_MSG_PONG, KF_PHASE_LAUNCH, r->call_timeout_s, &m, &res) != 0)
+		return kf_errf(err, KF_EINTERNAL, "runner ping failed: %s", res.reason);
+	*wall_ns = kf_now_ns() - t0;
+	return KF_OK;
+}
+
+const char *kf_runner_output(struct kf_runner *r)
+{
+	if (r->output)
+		return r->output;
+	kf_buf b = KF_BUF_INIT;
+	char chunk[4096];
+	off_t off = 0;
+	while (r->log_fd >= 0 && b.len < KF_RUNNER_LOG_KEEP) {
+		ssize_t n = pread(r->log_fd, chunk, sizeof chunk, off);
+		if (n <= 0)
+			break;
+		kf_buf_add(&b, chunk, (size_t)n);
+		off += n;
+	}
+	if (b.len > KF_RUNNER_LOG_KEEP) {
+		b.len = KF_RUNNER_LOG_KEEP;
+		b.data[b.len] = '\0';
+	}
+	r->output = kf_buf_detach(&b);
+	return r->output;
+}
+
+void kf_runner_stop(struct kf_runner *r)
+{
+	if (!r)
+		return;
+	if (r->pid > 0 && r->cmd_fd >= 0) {
+		struct kf_cmd c;
+		memset(&c, 0, sizeof c);
+		c.magic = KF_PROTO_MAGIC;
+		c.type = KF_CMD_QUIT;
+		ssize_t n = write(r->cmd_fd, &c, sizeof c);
+		(void)n;
+	}
+	if (r->pid > 0)
+		reap(r, &(int){ 0 });
+	if (r->cmd_fd >= 0) close(r->cmd_fd);
+	if (r->reply_fd >= 0) close(r->reply_fd);
+	if (r->status_fd >= 0) close(r->status_fd);
+	if (r->log_fd >= 0) close(r->log_fd);
+	free(r->output);
+	free(r);
+}

@@ -1,0 +1,328 @@
+/* Runner core (see runner_core.h). Theory of operation:
+ *   The judge forks, puts the child in its own process group, unshares namespaces and execs
+ *   this program as "jail". The jail forks the namespace's init (pid 1), which forks the runner
+ *   (pid 2) and relays its wait status to the judge on KF_RFD_STATUS. The runner drops root,
+ *   applies rlimits, maps the shared buffers, brings up the backend, installs the seccomp
+ *   filter and only then loads the candidate (its constructors run under the filter). The
+ *   dlopen's one openat() traps into our SIGSYS handler, which answers it with a duplicate of
+ *   the descriptor the judge opened; every other trapped call is reported and ends the process.
+ *   The memory cap is RLIMIT_DATA; the allocation wrappers below name a failed allocation. */
+#include "sandbox/runner_core.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sandbox/jail.h"
+#include "sandbox/runner_proto.h"
+#include "sandbox/runner_seccomp.h"
+
+#if !defined(__x86_64__)
+#error "the runner's SIGSYS handler reads x86-64 registers"
+#endif
+
+/* The name the candidate is dlopen()ed under; the file itself comes from KF_RFD_SO. */
+#define KF_CANDIDATE_DLNAME "/kforge/candidate.so"
+#define KF_RUNNER_NOFILE 64
+#define KF_RUNNER_NPROC 1024 /* threads of the unprivileged runner uid */
+
+static volatile sig_atomic_t g_phase = KF_PHASE_SETUP;
+static volatile sig_atomic_t g_armed; /* allocation failures are reported once set */
+
+static void send_msg(const struct kf_msg *m)
+{
+	ssize_t n;
+	do
+		n = write(KF_RFD_REPLY, m, sizeof *m);
+	while (n < 0 && errno == EINTR);
+}
+
+static void send_text(uint32_t type, int32_t rc, const char *text)
+{
+	struct kf_msg m;
+	memset(&m, 0, sizeof m);
+	m.magic = KF_PROTO_MAGIC;
+	m.type = type;
+	m.rc = rc;
+	snprintf(m.text, sizeof m.text, "%s", text ? text : "");
+	send_msg(&m);
+}
+
+static __attribute__((noreturn)) void die_setup(const char *why)
+{
+	send_text(KF_MSG_SETUP_ERROR, 0, why);
+	_exit(KF_RUNNER_EXIT_SETUP);
+}
+
+/* ---- allocation wrappers: the candidate's malloc binds to these (-rdynamic) ---- */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static void *checked(void *p, size_t bytes)
+{
+	if (!p && bytes && g_armed) {
+		struct kf_msg m;
+		memset(&m, 0, sizeof m);
+		m.magic = KF_PROTO_MAGIC;
+		m.type = KF_MSG_MEMORY;
+		m.bytes = bytes;
+		send_msg(&m);
+		syscall(SYS_exit_group, KF_RUNNER_EXIT_MEMORY);
+	}
+	return p;
+}
+
+void *malloc(size_t n) { return checked(__libc_malloc(n), n); }
+void *calloc(size_t n, size_t s) { return checked(__libc_calloc(n, s), n * s); }
+void *realloc(void *p, size_t n) { return checked(__libc_realloc(p, n), n); }
+void free(void *p) { __libc_free(p); }
+void *aligned_alloc(size_t a, size_t n) { return checked(__libc_memalign(a, n), n); }
+void *memalign(size_t a, size_t n) { return checked(__libc_memalign(a, n), n); }
+int posix_memalign(void **out, size_t a, size_t n)
+{
+	if (a < sizeof(void *) || (a & (a - 1)))
+		return EINVAL;
+	void *p = checked(__libc_memalign(a, n), n);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+/* ---- SIGSYS: answer the loader's one open, report anything else ---- */
+
+static int g_so_fd = -1;
+
+static void on_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	ucontext_t *uc = ucv;
+	greg_t *r = uc->uc_mcontext.gregs;
+	int nr = si->si_syscall;
+	if (nr == SYS_openat && g_phase == KF_PHASE_LOAD && g_so_fd >= 0) {
+		const char *path = (const char *)r[REG_RSI];
+		int flags = (int)r[REG_RDX];
+		if (path && strcmp(path, KF_CANDIDATE_DLNAME) == 0 && (flags & O_ACCMODE) == O_RDONLY) {
+			r[REG_RAX] = syscall(SYS_fcntl, g_so_fd, F_DUPFD_CLOEXEC, 0);
+			return;
+		}
+	}
+	struct kf_msg m;
+	memset(&m, 0, sizeof m);
+	m.magic = KF_PROTO_MAGIC;
+	m.type = KF_MSG_VIOLATION;
+	m.rc = g_phase;
+	m.sysno = nr;
+	send_msg(&m);
+	syscall(SYS_exit_group, KF_RUNNER_EXIT_VIOLATION);
+}
+
+/* ---- the runner proper (pid 2 of the namespace) ---- */
+
+struct runner_args {
+	size_t shm_bytes;
+	int device;
+	struct kf_jail_limits lim;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int read_cmd(struct kf_cmd *c)
+{
+	size_t got = 0;
+	while (got < sizeof *c) {
+		ssize_t n = read(KF_RFD_CMD, (char *)c + got, sizeof *c - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return c->magic == KF_PROTO_MAGIC ? 0 : -1;
+}
+
+static void serve(const struct kf_runner_backend *be, void *state, char *base, size_t bytes,
+		  kf_shim_call_fn call)
+{
+	struct kf_cmd c;
+	char why[KF_PROTO_TEXT_MAX];
+	while (read_cmd(&c) == 0) {
+		struct kf_msg m;
+		memset(&m, 0, sizeof m);
+		m.magic = KF_PROTO_MAGIC;
+		m.nonce = c.nonce;
+		if (c.type == KF_CMD_QUIT)
+			break;
+		if (c.type == KF_CMD_PING) {
+			m.type = KF_MSG_PONG;
+			send_msg(&m);
+			continue;
+		}
+		void *bufs[KF_PROTO_MAX_BUFS] = { 0 };
+		long long ints[KF_PROTO_MAX_INTS] = { 0 };
+		if (c.nbufs > KF_PROTO_MAX_BUFS || c.nints > KF_PROTO_MAX_INTS)
+			die_setup("malformed command from the judge");
+		for (uint32_t i = 0; i < c.nbufs; i++) {
+			if (c.buf_off[i] >= bytes)
+				die_setup("buffer offset outside the shared area");
+			bufs[i] = base + c.buf_off[i];
+		}
+		for (uint32_t i = 0; i < c.nints; i++)
+			ints[i] = c.ints[i];
+		g_phase = KF_PHASE_LAUNCH;
+		int rc = 0;
+		int64_t t0 = now_ns();
+		int ok = be->call(state, call, bufs, ints, &rc, why, sizeof why);
+		int64_t t1 = now_ns();
+		if (ok != 0) {
+			send_text(KF_MSG_LOAD_ERROR, rc, why);
+			_exit(KF_RUNNER_EXIT_SETUP);
+		}
+		m.type = KF_MSG_DONE;
+		m.rc = rc;
+		m.ns = t1 - t0;
+		send_msg(&m);
+	}
+}
+
+static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend *be, const struct runner_args *a)
+{
+	char why[KF_PROTO_TEXT_MAX];
+	if (kf_jail_drop_root() != 0)
+		die_setup("cannot drop root privileges");
+	if (kf_jail_set_limits(&a->lim) != 0)
+		die_setup("cannot apply resource limits");
+	void *state = NULL;
+	if (be->setup && be->setup(&state, a->device, why, sizeof why) != 0)
+		die_setup(why);
+	size_t area_bytes = 0;
+	char *base = be->map_buffers(state, KF_RFD_SHM, a->shm_bytes, &area_bytes, why, sizeof why);
+	if (!base)
+		die_setup(why);
+	g_so_fd = KF_RFD_SO;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) != 0)
+		die_setup("cannot install the SIGSYS handler");
+	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, why, sizeof why) != 0)
+		die_setup(why);
+
+	g_armed = 1;
+	g_phase = KF_PHASE_LOAD;
+	void *so = dlopen(KF_CANDIDATE_DLNAME, RTLD_NOW | RTLD_LOCAL);
+	if (!so) {
+		const char *e = dlerror();
+		send_text(KF_MSG_LOAD_ERROR, 0, e ? e : "dlopen failed");
+		_exit(KF_RUNNER_EXIT_SETUP);
+	}
+	close(KF_RFD_SO);
+	g_so_fd = -1;
+	kf_shim_call_fn call = (kf_shim_call_fn)dlsym(so, KF_SHIM_CALL_SYMBOL);
+	kf_shim_init_fn init = (kf_shim_init_fn)dlsym(so, KF_SHIM_INIT_SYMBOL);
+	if (!call || !init) {
+		send_text(KF_MSG_LOAD_ERROR, 0, "the shared object lacks the generated shim");
+		_exit(KF_RUNNER_EXIT_SETUP);
+	}
+	g_phase = KF_PHASE_INIT;
+	int rc = init();
+	if (rc != 0) {
+		send_text(KF_MSG_INIT_FAILED, rc, "kf_init returned non-zero");
+		_exit(0);
+	}
+	send_text(KF_MSG_READY, 0, NULL);
+	serve(be, state, base, area_bytes, call);
+	_exit(0);
+}
+
+/* ---- pid 1 of the namespace: start the runner, relay how it ended ---- */
+
+static __attribute__((noreturn)) void run_ns_init(const struct kf_runner_backend *be, const struct runner_args *a)
+{
+	/* pid 1 follows the jail process down; the kernel then ends the whole namespace. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pid_t child = fork();
+	if (child < 0)
+		die_setup("fork of the runner failed");
+	if (child == 0) {
+		close(KF_RFD_STATUS);
+		run_runner(be, a);
+	}
+	/* Drop every descriptor but the status pipe so the judge sees EOF when the runner dies. */
+	for (int fd = 0; fd < KF_RFD_FIRST_FREE; fd++)
+		if (fd != KF_RFD_STATUS)
+			close(fd);
+	int status = 0;
+	for (;;) {
+		pid_t w = waitpid(-1, &status, 0);
+		if (w == child)
+			break;
+		if (w < 0 && errno != EINTR)
+			_exit(KF_RUNNER_EXIT_SETUP);
+	}
+	int32_t st = status;
+	ssize_t n = write(KF_RFD_STATUS, &st, sizeof st);
+	_exit(n == (ssize_t)sizeof st ? 0 : KF_RUNNER_EXIT_SETUP);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* argv: jail SHM_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE */
+int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
+{
+	struct runner_args a;
+	memset(&a, 0, sizeof a);
+	size_t cpu_s = 0, device = 0;
+	if (argc != 7 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
+	    parse_size(argv[3], &cpu_s) || parse_size(argv[4], &a.lim.data_bytes) ||
+	    parse_size(argv[5], &a.lim.fsize_bytes) || parse_size(argv[6], &device)) {
+		fprintf(stderr, "%s: internal program of kforge (%s runner); not for direct use\n", argv[0], be->name);
+		return 2;
+	}
+	a.lim.cpu_s = (double)cpu_s;
+	a.device = (int)device;
+	a.lim.nofile = KF_RUNNER_NOFILE;
+	a.lim.nproc = KF_RUNNER_NPROC;
+	pid_t init = fork();
+	if (init < 0)
+		die_setup("fork of the namespace init failed");
+	if (init == 0)
+		run_ns_init(be, &a);
+	for (int fd = KF_RFD_CMD; fd < KF_RFD_FIRST_FREE; fd++)
+		close(fd);
+	int status;
+	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* The runner program's backend-independent core: the process tree inside the jail
+ * (jail -> namespace init -> runner), privilege drop and rlimits, the SIGSYS reporter, the
+ * seccomp filter, loading the candidate and the command loop. A backend (CPU, CUDA) supplies
+ * only what differs, through this small table of hooks. */
+#ifndef KF_RUNNER_CORE_H
+#define KF_RUNNER_CORE_H
+
+#include <stddef.h>
+
+#include "eval/abi.h"
+
+struct kf_runner_backend {
+	const char *name;
+	const int *extra_syscalls; /* allowed on top of the base list */
+	int n_extra;
+	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context). */
+	int (*setup)(void **state, int device, char *why, size_t why_len);
+	/* Maps the shared area and returns the base address of the buffers kernels use, and how
+	 * many bytes they span (NULL + why on failure). */
+	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why,
+			     size_t why_len);
+	/* Runs one call of the candidate; returns 0 when the call could be made (its own return
+	 * code in *rc), -1 with why when the backend failed (a sticky device error, say). */
+	int (*call)(void *state, kf_shim_call_fn fn, void *const *bufs, const long long *ints, int *rc,
+		    char *why, size_t why_len);
+};
+
+/* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
+#define KF_RUNNER_EXIT_VIOLATION 97
+#define KF_RUNNER_EXIT_MEMORY 98
+#define KF_RUNNER_EXIT_SETUP 99
+
+int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be);
+
+#endif

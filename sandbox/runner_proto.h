@@ -1,0 +1,62 @@
+/* The judge <-> runner wire protocol: fixed-size binary messages on two pipes (commands in,
+ * replies out). Every message is smaller than PIPE_BUF, so a write is atomic. The judge trusts
+ * nothing in a reply except as a claim to be checked: times are cross-checked against its own
+ * clock and outputs are read from shared memory by the judge itself. */
+#ifndef KF_RUNNER_PROTO_H
+#define KF_RUNNER_PROTO_H
+
+#include <stdint.h>
+
+#define KF_PROTO_MAGIC 0x6b66726eu /* "kfrn" */
+#define KF_PROTO_MAX_BUFS 8
+#define KF_PROTO_MAX_INTS 8
+#define KF_PROTO_TEXT_MAX 240
+
+/* File descriptors the runner finds already open at exec. */
+enum kf_runner_fd {
+	KF_RFD_CMD = 3,    /* commands from the judge (read end) */
+	KF_RFD_REPLY = 4,  /* replies to the judge (write end) */
+	KF_RFD_SHM = 5,    /* shared buffers (memfd) */
+	KF_RFD_SO = 6,     /* the candidate shared object, opened read-only by the judge */
+	KF_RFD_STATUS = 7, /* the namespace init writes the runner's wait status here */
+	KF_RFD_FIRST_FREE = 8,
+};
+
+enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2, KF_CMD_QUIT = 3 };
+
+enum kf_msg_type {
+	KF_MSG_READY = 1,      /* loaded, kf_init done */
+	KF_MSG_DONE = 2,       /* kf_launch returned rc after ns nanoseconds */
+	KF_MSG_PONG = 3,
+	KF_MSG_VIOLATION = 4,  /* forbidden system call sysno during phase `rc` */
+	KF_MSG_MEMORY = 5,     /* an allocation of `bytes` failed under the memory cap */
+	KF_MSG_LOAD_ERROR = 6, /* dlopen/dlsym failed; text says why */
+	KF_MSG_INIT_FAILED = 7,/* kf_init returned rc */
+	KF_MSG_SETUP_ERROR = 8,/* the runner could not set up its jail; text says why (kforge's fault) */
+};
+
+/* What the runner was doing; reported with violations. */
+enum kf_runner_phase { KF_PHASE_SETUP = 0, KF_PHASE_LOAD = 1, KF_PHASE_INIT = 2, KF_PHASE_LAUNCH = 3 };
+
+struct kf_cmd {
+	uint32_t magic, type;
+	uint64_t nonce;
+	uint32_t nbufs, nints;
+	uint64_t buf_off[KF_PROTO_MAX_BUFS];
+	int64_t ints[KF_PROTO_MAX_INTS];
+};
+
+struct kf_msg {
+	uint32_t magic, type;
+	uint64_t nonce;
+	int32_t rc;
+	int32_t sysno;
+	int64_t ns;
+	uint64_t bytes;
+	char text[KF_PROTO_TEXT_MAX];
+};
+
+_Static_assert(sizeof(struct kf_msg) <= 512, "replies must stay atomic pipe writes");
+_Static_assert(sizeof(struct kf_cmd) <= 512, "commands must stay atomic pipe writes");
+
+#endif

@@ -1,0 +1,103 @@
+/* The sandbox's one public header, used by eval/ (DESIGN.md §3, §7).
+ *
+ * Compile jail: the compiler runs in a child with no network, a private temp dir as its
+ * only writable place, a minimal read-only view of the file system (/usr and the compiler's
+ * libraries; no /etc, no /home), CPU/file-size/process rlimits, a wall timeout and a cap on
+ * the log. Results are cached by content hash.
+ *
+ * Runner jail: one untrusted process per evaluation (fork + exec of a small runner binary)
+ * in new user/net/mount/pid/ipc namespaces, with a scrubbed environment, only its pipes and
+ * the shared buffer fd open, rlimits (no RLIMIT_AS), a seccomp allowlist installed before
+ * the candidate is loaded, and a watchdog that kills the whole process tree on timeout.
+ * The judge talks to it over pipes and shares input/output buffers through one memfd. */
+#ifndef KF_SANDBOX_H
+#define KF_SANDBOX_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "eval/task.h"
+#include "sandbox/verdict.h"
+
+#define KF_COMPILE_LOG_MAX (64 * 1024) /* bytes of compiler output kept */
+
+struct kf_compile_req {
+	enum kf_backend backend;
+	const char *source;      /* candidate (or reference/oracle) source text */
+	size_t source_len;
+	const char *header;      /* force-included header text (kf_task.h) */
+	const char *shim;        /* shim source compiled and linked with the candidate */
+	double timeout_s;        /* wall limit for the whole compile; 0 = default */
+	const char *include_dir; /* trusted kernels only: a directory of shared headers, mounted
+				    read-only at /include in the jail (NULL for candidates) */
+};
+
+struct kf_compile_res {
+	enum kf_verdict verdict;  /* KF_V_OK, KF_V_COMPILE_ERROR, KF_V_COMPILE_TIMEOUT, KF_V_LINK_ERROR */
+	char reason[512];
+	char so_path[PATH_MAX];   /* the shared object in the cache (verdict ok) */
+	char *log;                /* compiler output, capped at KF_COMPILE_LOG_MAX */
+	char flags[512];          /* the full compiler command line used */
+	char compiler[256];       /* compiler identity (path + version) */
+	char key[65];             /* cache key */
+	bool cached;
+	double ms;                /* wall time of this call, cached or not */
+};
+
+/* Compiles (or finds in the cache). Returns KF_OK when a result (any verdict) was produced;
+ * an error only for kforge's own failures (no compiler, no disk). */
+int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_err *err);
+void kf_compile_res_free(struct kf_compile_res *res);
+
+/* ---- runner ---- */
+
+#define KF_RUNNER_MAX_BUFS KF_MAX_TENSORS
+#define KF_RUNNER_MAX_INTS KF_MAX_SYMBOLS
+
+struct kf_runner_opts {
+	enum kf_backend backend;
+	const char *so_path;      /* candidate shared object (kf_shim_call inside) */
+	int shm_fd;               /* the judge's shared area (a memfd): the buffers on the CPU, the
+				     device-memory handle on CUDA; the runner maps it */
+	size_t shm_bytes;
+	int device;               /* GPU ordinal (CUDA) */
+	double call_timeout_s;    /* wall limit per call (watchdog) */
+	double cpu_limit_s;       /* RLIMIT_CPU for the whole runner */
+	size_t mem_limit_bytes;   /* data-segment cap (RLIMIT_DATA), never RLIMIT_AS */
+};
+
+enum kf_call_status {
+	KF_CALL_OK,       /* kf_launch returned 0 */
+	KF_CALL_FAILED,   /* kf_launch returned non-zero (rc) */
+	KF_CALL_DIED,     /* the runner is gone; verdict and reason say why */
+};
+
+struct kf_call_result {
+	enum kf_call_status status;
+	int rc;
+	int64_t runner_ns;    /* the runner's own measurement of the call */
+	int64_t wall_ns;      /* the judge's wall clock, send to reply */
+	enum kf_verdict verdict; /* when DIED: timeout, cpu_timeout, crash, sandbox_violation, ... */
+	char reason[512];
+};
+
+struct kf_runner;
+
+/* Starts a runner, loads the candidate, runs its kf_init. On a candidate failure during
+ * start-up (a constructor that breaks the rules, say), returns KF_OK with *out NULL and
+ * `died` filled; errors are kforge's own. */
+int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out,
+		    struct kf_call_result *died, kf_err *err);
+/* Runs kf_launch once on buffers at the given offsets into the shared area. */
+int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints,
+		   int nints, struct kf_call_result *res, kf_err *err);
+/* Round trip with no candidate code (measures the protocol's own cost). */
+int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err);
+/* Captured stdout/stderr of the runner (capped), for the record. Valid until stop. */
+const char *kf_runner_output(struct kf_runner *r);
+void kf_runner_stop(struct kf_runner *r);
+
+#endif

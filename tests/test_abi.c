@@ -1,0 +1,644 @@
+/* Tests for eval/abi.c: generated prototypes match the issue's signatures; headers and shims
+ * compile (cc; nvcc when installed); a wrong signature fails to compile; kf_init is optional;
+ * the generated bf16/f16 conversions are exact; hidden shapes stay out of the header. And the
+ * CI check of the task suite itself: for every task, the CPU reference and examples/cpu/NAME.c
+ * agree with the fp64 oracle on small shapes and stress inputs, and no constant output (zeros
+ * included) could pass the tolerance. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/bf16.h"
+#include "common/fs.h"
+#include "common/rng.h"
+#include "eval/abi.h"
+
+#define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define TIES_JITTER 1e-3   /* as eval/tensor.c draws near-ties: +- 1e-3 * max(|v|, 1) */
+#define CHECK_SEED 20240601u
+#define F32_BITS_STRIDE 251u /* float bit patterns checked: every 251st of 2^32 */
+
+static const char *const starter_tasks[] = { "vector_add", "softmax_rows", "layernorm_bf16",
+					     "matmul_bf16" };
+#define N_STARTER (sizeof starter_tasks / sizeof *starter_tasks)
+
+/* ---- scratch files and the compiler ---- */
+
+struct scratch {
+	char dir[PATH_MAX];
+};
+
+static void scratch_open(struct scratch *s)
+{
+	cr_assert_eq(kf_mkdtemp("/tmp", "kf-test-abi-", s->dir, sizeof s->dir, NULL), KF_OK);
+}
+
+static void scratch_close(struct scratch *s)
+{
+	kf_rm_rf(s->dir);
+}
+
+static const char *scratch_path(const struct scratch *s, const char *name, char out[PATH_MAX])
+{
+	snprintf(out, PATH_MAX, "%s/%s", s->dir, name);
+	return out;
+}
+
+static void scratch_write(const struct scratch *s, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	cr_assert_eq(kf_write_file(scratch_path(s, name, path), text, strlen(text), NULL), KF_OK);
+}
+
+/* Runs a shell command in the scratch dir; returns its exit status, output in *log. */
+static int run_in(const struct scratch *s, const char *cmd, char **log)
+{
+	char full[4 * PATH_MAX], logpath[PATH_MAX];
+	scratch_path(s, "log.txt", logpath);
+	snprintf(full, sizeof full, "cd '%s' && LC_ALL=C %s >log.txt 2>&1", s->dir, cmd);
+	int status = system(full);
+	size_t len;
+	if (kf_read_file(logpath, 1 << 20, log, &len, NULL) != KF_OK)
+		*log = kf_xstrdup("");
+	return status;
+}
+
+static struct kf_task *load_task(const char *name)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_find(NULL, name, &t, &err), KF_OK, "%s: %s", name, err.msg);
+	return t;
+}
+
+/* Writes kf_task.h and shim.c for the CPU backend. */
+static void write_cpu_abi(const struct scratch *s, const struct kf_task *t)
+{
+	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
+	kf_abi_header(t, KF_BACKEND_CPU, &h);
+	kf_abi_shim(t, KF_BACKEND_CPU, &shim);
+	scratch_write(s, "kf_task.h", h.data);
+	scratch_write(s, "shim.c", shim.data);
+	kf_buf_free(&h);
+	kf_buf_free(&shim);
+}
+
+/* Compiles `source` (a path) with the CPU header force-included and the shim linked in. */
+static int compile_cpu(const struct scratch *s, const char *source, const char *so, char **log)
+{
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, CC_FLAGS " -include kf_task.h -o %s '%s' shim.c -lm", so, source);
+	return run_in(s, cmd, log);
+}
+
+static void *open_so(const struct scratch *s, const char *so)
+{
+	char path[PATH_MAX];
+	/* NODELETE: unloading would unmap libgomp under its idle pool threads. */
+	void *h = dlopen(scratch_path(s, so, path), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	cr_assert_not_null(h, "dlopen %s: %s", so, dlerror());
+	return h;
+}
+
+static void *must_sym(void *so, const char *name)
+{
+	void *p = dlsym(so, name);
+	cr_assert_not_null(p, "no %s: %s", name, dlerror());
+	return p;
+}
+
+/* Builds the candidate at kf_home()/<rel> for task t; returns its kf_shim_call. */
+static kf_shim_call_fn build_cpu_candidate(const struct scratch *s, const struct kf_task *t,
+					   const char *rel, const char *so, void **handle)
+{
+	char src[PATH_MAX], *log;
+	snprintf(src, sizeof src, "%s/%s", kf_home(), rel);
+	int rc = compile_cpu(s, src, so, &log);
+	cr_assert_eq(rc, 0, "%s: %s failed to compile:\n%s", t->name, rel, log);
+	free(log);
+	*handle = open_so(s, so);
+	return (kf_shim_call_fn)must_sym(*handle, KF_SHIM_CALL_SYMBOL);
+}
+
+static kf_shim_call_fn build_oracle(const struct scratch *s, const struct kf_task *t, void **handle)
+{
+	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
+	char cmd[4 * PATH_MAX], *log;
+	kf_abi_oracle_header(t, &h);
+	kf_abi_oracle_shim(t, &shim);
+	scratch_write(s, "kf_oracle.h", h.data);
+	scratch_write(s, "oracle_shim.c", shim.data);
+	kf_buf_free(&h);
+	kf_buf_free(&shim);
+	snprintf(cmd, sizeof cmd,
+		 "cc -std=c17 -O2 -shared -fPIC -Wall -Wextra -Werror -include kf_oracle.h -o oracle.so "
+		 "'%s/%s' oracle_shim.c -lm",
+		 kf_home(), t->oracle);
+	cr_assert_eq(run_in(s, cmd, &log), 0, "%s: oracle failed to compile:\n%s", t->name, log);
+	free(log);
+	*handle = open_so(s, "oracle.so");
+	return (kf_shim_call_fn)must_sym(*handle, KF_ORACLE_CALL_SYMBOL);
+}
+
+/* ---- drawing inputs and comparing outputs ---- */
+
+static double draw(kf_rng *r, const struct kf_dist *d)
+{
+	switch (d->kind) {
+	case KF_DIST_NORMAL:
+		return d->a + d->b * kf_rng_normal(r);
+	case KF_DIST_UNIFORM:
+		return d->a + (d->b - d->a) * kf_rng_uniform(r);
+	case KF_DIST_TIES: {
+		double level = (double)kf_rng_below(r, (uint64_t)d->levels) / (d->levels - 1);
+		double v = d->a + (d->b - d->a) * level;
+		return v + TIES_JITTER * fmax(fabs(v), 1.0) * (2.0 * kf_rng_uniform(r) - 1.0);
+	}
+	case KF_DIST_INT:
+		return d->a + (double)kf_rng_below(r, (uint64_t)(d->b - d->a + 1));
+	}
+	return 0;
+}
+
+/* Stores v in dtype d at element i; returns the stored value exactly, as a double. */
+static double store(void *buf, enum kf_dtype d, int64_t i, double v)
+{
+	switch (d) {
+	case KF_DTYPE_F32:
+		return ((float *)buf)[i] = (float)v;
+	case KF_DTYPE_BF16:
+		((kf_bf16 *)buf)[i] = kf_float_to_bf16((float)v);
+		return kf_bf16_to_float(((kf_bf16 *)buf)[i]);
+	case KF_DTYPE_I32:
+		return ((int32_t *)buf)[i] = (int32_t)v;
+	default:
+		cr_assert_fail("no f16 tensors in the starter tasks");
+	}
+	return 0;
+}
+
+static double load(const void *buf, enum kf_dtype d, int64_t i)
+{
+	switch (d) {
+	case KF_DTYPE_F32:
+		return ((const float *)buf)[i];
+	case KF_DTYPE_BF16:
+		return kf_bf16_to_float(((const kf_bf16 *)buf)[i]);
+	case KF_DTYPE_I32:
+		return ((const int32_t *)buf)[i];
+	default:
+		return NAN;
+	}
+}
+
+/* One evaluation: typed buffers for the candidate, double buffers for the oracle. */
+struct trial {
+	int n;
+	int64_t numel[KF_MAX_TENSORS];
+	void *typed[KF_MAX_TENSORS], *copy[KF_MAX_TENSORS];
+	double *exact[KF_MAX_TENSORS];
+	long long ints[KF_MAX_SYMBOLS];
+};
+
+static void trial_init(struct trial *tr, const struct kf_task *t, const struct kf_shape *s,
+		       const struct kf_stress *st, uint64_t seed)
+{
+	kf_rng r;
+	kf_rng_seed(&r, seed);
+	memset(tr, 0, sizeof *tr);
+	tr->n = t->n_inputs + t->n_outputs;
+	for (int k = 0; k < t->n_symbols; k++)
+		tr->ints[k] = s->v[k];
+	for (int i = 0; i < tr->n; i++) {
+		const struct kf_tensor *x = &t->tensors[i];
+		size_t bytes;
+		tr->numel[i] = kf_task_numel(t, i, s);
+		bytes = (size_t)tr->numel[i] * kf_dtype_size(x->dtype);
+		tr->typed[i] = kf_xmalloc(bytes);
+		tr->exact[i] = kf_xcalloc((size_t)tr->numel[i], sizeof(double));
+		if (x->is_output) {
+			memset(tr->typed[i], 0xff, bytes); /* NaN in every float format */
+			continue;
+		}
+		const struct kf_dist *d = st && st->overrides[i] ? &st->dist[i] : &x->dist;
+		for (int64_t e = 0; e < tr->numel[i]; e++)
+			tr->exact[i][e] = store(tr->typed[i], x->dtype, e, draw(&r, d));
+		tr->copy[i] = kf_xmalloc(bytes);
+		memcpy(tr->copy[i], tr->typed[i], bytes);
+	}
+}
+
+static void trial_free(struct trial *tr)
+{
+	for (int i = 0; i < tr->n; i++) {
+		free(tr->typed[i]);
+		free(tr->copy[i]);
+		free(tr->exact[i]);
+	}
+}
+
+static void run_both(struct trial *tr, const struct kf_task *t, kf_shim_call_fn cand,
+		     kf_shim_call_fn oracle, const char *what)
+{
+	cr_assert_eq(cand(tr->typed, tr->ints, NULL), 0, "%s returned non-zero", what);
+	cr_assert_eq(oracle((void *const *)tr->exact, tr->ints, NULL), 0, "oracle returned non-zero");
+	for (int i = 0; i < t->n_inputs; i++)
+		cr_assert(!memcmp(tr->copy[i], tr->typed[i],
+				  (size_t)tr->numel[i] * kf_dtype_size(t->tensors[i].dtype)),
+			  "%s wrote its input %s", what, t->tensors[i].name);
+}
+
+/* Every element within atol + rtol*|ref|, and no constant (so no zero) output within it:
+ * some constant passes only if all intervals [ref - tol, ref + tol] share a point. */
+static void compare(const struct trial *tr, const struct kf_task *t, const char *what,
+		    bool check_posed)
+{
+	for (int i = t->n_inputs; i < tr->n; i++) {
+		const struct kf_tensor *x = &t->tensors[i];
+		const struct kf_tolerance *tol = &t->tol[x->dtype];
+		double lo_max = -INFINITY, hi_min = INFINITY;
+		for (int64_t e = 0; e < tr->numel[i]; e++) {
+			double ref = tr->exact[i][e], out = load(tr->typed[i], x->dtype, e);
+			double bound = tol->atol + tol->rtol * fabs(ref);
+			cr_assert(isfinite(ref), "%s: oracle gave %g at %s[%lld]", what, ref, x->name,
+				  (long long)e);
+			cr_assert(fabs(out - ref) <= bound, "%s: %s[%lld] = %.9g, oracle %.9g (tolerance %g)",
+				  what, x->name, (long long)e, out, ref, bound);
+			lo_max = fmax(lo_max, ref - bound);
+			hi_min = fmin(hi_min, ref + bound);
+		}
+		if (check_posed)
+			cr_assert(lo_max > hi_min, "%s: a constant output would pass (ill-posed task)",
+				  what);
+	}
+}
+
+static void check_shape(const struct kf_task *t, kf_shim_call_fn cand, kf_shim_call_fn oracle,
+			const char *rel, enum kf_shape_set set, int k, const struct kf_stress *st)
+{
+	const struct kf_shape *s = &t->shapes[set][k];
+	kf_buf what = KF_BUF_INIT;
+	struct trial tr;
+	kf_buf_addf(&what, "%s %s on %s[%d] (", t->name, rel, kf_shape_set_name(set), k);
+	kf_task_shape_format(t, s, &what);
+	kf_buf_addf(&what, ")%s%s", st ? " stress " : "", st ? st->name : "");
+	trial_init(&tr, t, s, st, CHECK_SEED + (uint64_t)k);
+	run_both(&tr, t, cand, oracle, what.data);
+	compare(&tr, t, what.data, set == KF_SET_TEST);
+	trial_free(&tr);
+	kf_buf_free(&what);
+}
+
+/* The CI check: `rel` (a CPU reference or example) against the task's fp64 oracle on every
+ * small shape, and on every test shape with each stress variant. */
+static void check_against_oracle(const char *name, bool example)
+{
+	struct scratch s;
+	struct kf_task *t = load_task(name);
+	char rel[PATH_MAX];
+	void *cand_so, *oracle_so;
+	if (example)
+		snprintf(rel, sizeof rel, "examples/cpu/%s.c", name);
+	else
+		snprintf(rel, sizeof rel, "%s", t->reference[KF_BACKEND_CPU]);
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	kf_shim_call_fn cand = build_cpu_candidate(&s, t, rel, "cand.so", &cand_so);
+	kf_shim_call_fn oracle = build_oracle(&s, t, &oracle_so);
+	for (int set = KF_SET_TEST; set < KF_SET_COUNT; set++)
+		for (int k = 0; k < t->n_shapes[set]; k++)
+			check_shape(t, cand, oracle, rel, (enum kf_shape_set)set, k, NULL);
+	for (int st = 0; st < t->n_stress; st++)
+		for (int k = 0; k < t->n_shapes[KF_SET_TEST]; k++)
+			check_shape(t, cand, oracle, rel, KF_SET_TEST, k, &t->stress[st]);
+	dlclose(cand_so);
+	dlclose(oracle_so);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+/* One parameter per task in the suite, so a new task is checked without editing this file.
+ * A listing error becomes a parameter that fails with the message. */
+struct task_param {
+	char name[KF_NAME_MAX];
+	char error[KF_ERR_MSG_MAX];
+};
+
+static void free_task_params(struct criterion_test_params *ctp)
+{
+	cr_free(ctp->params);
+}
+
+ParameterizedTestParameters(abi, every_reference_and_example_agrees_with_its_oracle)
+{
+	struct kf_task **ts = NULL;
+	int n = 0;
+	kf_err err = { 0 };
+	int rc = kf_task_list(NULL, &ts, &n, &err);
+	size_t count = rc == KF_OK && n > 0 ? (size_t)n : 1;
+	struct task_param *p = cr_calloc(count, sizeof *p);
+	if (rc != KF_OK || n == 0)
+		snprintf(p[0].error, sizeof p[0].error, "listing the tasks: %s",
+			 rc == KF_OK ? "no tasks" : err.msg);
+	for (int i = 0; rc == KF_OK && i < n; i++)
+		snprintf(p[i].name, sizeof p[i].name, "%s", ts[i]->name);
+	kf_task_list_free(ts, n);
+	return cr_make_param_array(struct task_param, p, count, free_task_params);
+}
+
+ParameterizedTest(struct task_param *p, abi, every_reference_and_example_agrees_with_its_oracle)
+{
+	cr_assert(!p->error[0], "%s", p->error);
+	check_against_oracle(p->name, false);
+	check_against_oracle(p->name, true);
+}
+
+/* ---- signatures ---- */
+
+static void expect_prototype(const char *name, enum kf_backend b, const char *want)
+{
+	struct kf_task *t = load_task(name);
+	kf_buf p = KF_BUF_INIT;
+	kf_abi_prototype(t, b, &p);
+	cr_expect_str_eq(p.data, want);
+	kf_buf_free(&p);
+	kf_task_free(t);
+}
+
+Test(abi, prototypes_follow_the_signature_rule)
+{
+	expect_prototype("vector_add", KF_BACKEND_CPU,
+			 "int kf_launch(const float *x, const float *y, float *out, int n);");
+	expect_prototype("softmax_rows", KF_BACKEND_CPU,
+			 "int kf_launch(const float *x, float *out, int rows, int cols);");
+	expect_prototype("layernorm_bf16", KF_BACKEND_CPU,
+			 "int kf_launch(const kf_bf16 *x, const kf_bf16 *gamma, const kf_bf16 *beta, "
+			 "kf_bf16 *y, int rows, int cols);");
+	expect_prototype("matmul_bf16", KF_BACKEND_CPU,
+			 "int kf_launch(const kf_bf16 *A, const kf_bf16 *B, kf_bf16 *C, int M, int N, int K);");
+	expect_prototype("matmul_bf16", KF_BACKEND_CUDA,
+			 "extern \"C\" int kf_launch(const __nv_bfloat16 *A, const __nv_bfloat16 *B, "
+			 "__nv_bfloat16 *C, int M, int N, int K, cudaStream_t stream);");
+}
+
+Test(abi, a_wrong_signature_fails_to_compile_because_the_header_is_forced)
+{
+	struct scratch s;
+	struct kf_task *t = load_task("vector_add");
+	char *log, path[PATH_MAX];
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	scratch_write(&s, "wrong.c",
+		      "int kf_launch(const double *x, const double *y, double *out, int n)\n"
+		      "{\n\tfor (int i = 0; i < n; i++)\n\t\tout[i] = x[i] + y[i];\n\treturn 0;\n}\n");
+	cr_expect_neq(compile_cpu(&s, scratch_path(&s, "wrong.c", path), "wrong.so", &log), 0,
+		      "a double-typed kf_launch compiled against the float header");
+	cr_expect_not_null(strstr(log, "conflicting types for 'kf_launch'"), "%s", log);
+	free(log);
+	scratch_write(&s, "missing_int.c",
+		      "int kf_launch(const float *x, const float *y, float *out)\n"
+		      "{\n\tout[0] = x[0] + y[0];\n\treturn 0;\n}\n");
+	cr_expect_neq(compile_cpu(&s, scratch_path(&s, "missing_int.c", path), "m.so", &log), 0,
+		      "a kf_launch without its shape parameter compiled");
+	free(log);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+Test(abi, kf_init_is_optional_and_called_through_the_shim)
+{
+	struct scratch s;
+	struct kf_task *t = load_task("vector_add");
+	char *log, path[PATH_MAX];
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	const char *launch = "int kf_launch(const float *x, const float *y, float *out, int n)\n"
+			     "{\n\tfor (int i = 0; i < n; i++)\n\t\tout[i] = x[i] + y[i];\n\treturn 0;\n}\n";
+	kf_buf with_init = KF_BUF_INIT;
+	kf_buf_addf(&with_init, "%sint kf_init(void)\n{\n\treturn 7;\n}\n", launch);
+	scratch_write(&s, "plain.c", launch);
+	scratch_write(&s, "init.c", with_init.data);
+	kf_buf_free(&with_init);
+	cr_assert_eq(compile_cpu(&s, scratch_path(&s, "plain.c", path), "plain.so", &log), 0, "%s", log);
+	free(log);
+	cr_assert_eq(compile_cpu(&s, scratch_path(&s, "init.c", path), "init.so", &log), 0, "%s", log);
+	free(log);
+	void *plain = open_so(&s, "plain.so"), *init = open_so(&s, "init.so");
+	cr_expect_eq(((kf_shim_init_fn)must_sym(plain, KF_SHIM_INIT_SYMBOL))(), 0);
+	cr_expect_eq(((kf_shim_init_fn)must_sym(init, KF_SHIM_INIT_SYMBOL))(), 7);
+	float x[3] = { 1, 2, 3 }, y[3] = { 10, 20, 30 }, out[3] = { 0 };
+	void *bufs[] = { x, y, out };
+	long long ints[] = { 3 };
+	cr_expect_eq(((kf_shim_call_fn)must_sym(plain, KF_SHIM_CALL_SYMBOL))(bufs, ints, NULL), 0);
+	cr_expect(out[0] == 11 && out[1] == 22 && out[2] == 33);
+	dlclose(plain);
+	dlclose(init);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+/* ---- CUDA text (compiled only; nothing runs on a GPU here) ---- */
+
+Test(abi, cuda_headers_and_shims_compile_with_nvcc)
+{
+	if (access(NVCC, X_OK) != 0)
+		cr_skip_test("%s is not installed", NVCC);
+	struct scratch s;
+	scratch_open(&s);
+	for (size_t i = 0; i < N_STARTER; i++) {
+		struct kf_task *t = load_task(starter_tasks[i]);
+		kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
+		char *log;
+		kf_abi_header(t, KF_BACKEND_CUDA, &h);
+		kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
+		scratch_write(&s, "kf_task.h", h.data);
+		scratch_write(&s, "shim.cu", shim.data);
+		int rc = run_in(&s, NVCC " -c -x cu -Xcompiler -Wall,-Wextra,-Werror -include kf_task.h "
+				       "-o shim.o shim.cu && nm shim.o", &log);
+		cr_expect_eq(rc, 0, "%s: CUDA shim failed to compile:\n%s", t->name, log);
+		cr_expect_not_null(strstr(log, "T kf_shim_call"), "%s: kf_shim_call not exported with C linkage:\n%s",
+				   t->name, log);
+		cr_expect_not_null(strstr(log, "w kf_init"), "%s: kf_init is not weak:\n%s", t->name, log);
+		free(log);
+		kf_buf_free(&h);
+		kf_buf_free(&shim);
+		kf_task_free(t);
+	}
+	scratch_close(&s);
+}
+
+Test(abi, a_wrong_cuda_signature_fails_to_compile)
+{
+	if (access(NVCC, X_OK) != 0)
+		cr_skip_test("%s is not installed", NVCC);
+	struct scratch s;
+	struct kf_task *t = load_task("matmul_bf16");
+	kf_buf h = KF_BUF_INIT;
+	char *log;
+	scratch_open(&s);
+	kf_abi_header(t, KF_BACKEND_CUDA, &h);
+	scratch_write(&s, "kf_task.h", h.data);
+	scratch_write(&s, "wrong.cu",
+		      "extern \"C\" int kf_launch(const float *A, const float *B, float *C, int M, int N,\n"
+		      "                           int K, cudaStream_t stream)\n{\n\treturn 0;\n}\n");
+	cr_expect_neq(run_in(&s, NVCC " -c -x cu -include kf_task.h -o wrong.o wrong.cu", &log), 0,
+		      "a float-typed kf_launch compiled against the bf16 header");
+	cr_expect_not_null(strstr(log, "kf_launch"), "%s", log);
+	free(log);
+	kf_buf_free(&h);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+/* ---- header text ---- */
+
+Test(abi, headers_show_test_shapes_but_never_hidden_ones)
+{
+	for (size_t i = 0; i < N_STARTER; i++) {
+		struct kf_task *t = load_task(starter_tasks[i]);
+		for (int b = 0; b < KF_BACKEND_COUNT; b++) {
+			kf_buf h = KF_BUF_INIT, shape = KF_BUF_INIT;
+			kf_abi_header(t, (enum kf_backend)b, &h);
+			size_t first_line = strcspn(t->description, "\n");
+			kf_buf_reset(&shape);
+			kf_buf_add(&shape, t->description, first_line);
+			cr_expect_not_null(strstr(h.data, shape.data), "%s: no description", t->name);
+			kf_buf_reset(&shape);
+			kf_task_shape_format(t, &t->shapes[KF_SET_TEST][0], &shape);
+			cr_expect_not_null(strstr(h.data, shape.data), "%s: test shape %s missing", t->name,
+					   shape.data);
+			for (int k = 0; k < t->n_shapes[KF_SET_HIDDEN]; k++) {
+				kf_buf_reset(&shape);
+				kf_task_shape_format(t, &t->shapes[KF_SET_HIDDEN][k], &shape);
+				cr_expect_null(strstr(h.data, shape.data), "%s: hidden shape %s leaked",
+					       t->name, shape.data);
+			}
+			kf_buf_free(&h);
+			kf_buf_free(&shape);
+		}
+		kf_task_free(t);
+	}
+}
+
+static const char policy_spec[] =
+	"{\"name\": \"pol\", \"level\": 2, \"description\": \"y = x\", \"symbols\": [\"n\"],"
+	" \"inputs\": [{\"name\": \"x\", \"dtype\": \"f16\", \"shape\": [\"n\"],"
+	"              \"dist\": {\"kind\": \"uniform\", \"lo\": -1, \"hi\": 1}}],"
+	" \"outputs\": [{\"name\": \"y\", \"dtype\": \"f16\", \"shape\": [\"n\"]}],"
+	" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 1024}}, \"test\": [{\"n\": 64}],"
+	"              \"ragged\": [{\"n\": 3}], \"hidden\": [{\"n\": 5}]},"
+	" \"tolerance\": {\"f16\": {\"atol\": 0.001, \"rtol\": 0.001}}, \"flops\": \"0\","
+	" \"reference\": {\"cpu\": \"r/pol.c\"}, \"oracle\": \"o/pol.c\","
+	" \"policy\": {\"vendor_libs\": true}, \"determinism\": \"bitwise\","
+	" \"min_runtime_ms\": {\"cpu\": 1}}";
+
+static struct kf_task *parse_policy_task(void)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("pol.json", policy_spec, strlen(policy_spec), &t, &err), KF_OK,
+		     "%s", err.msg);
+	return t;
+}
+
+Test(abi, headers_state_the_policy_tolerance_and_rules)
+{
+	struct kf_task *t = load_task("matmul_bf16");
+	kf_buf h = KF_BUF_INIT;
+	kf_abi_header(t, KF_BACKEND_CPU, &h);
+	cr_expect_not_null(strstr(h.data, "are forbidden"));
+	cr_expect_not_null(strstr(h.data, "|out - ref| <= 0.01 + 0.01 * |ref|"));
+	cr_expect_not_null(strstr(h.data, "int kf_init(void)"));
+	cr_expect_null(strstr(h.data, "kf_f16"), "f16 helpers emitted for a task without f16");
+	kf_buf_reset(&h);
+	kf_abi_header(t, KF_BACKEND_CUDA, &h);
+	cr_expect_not_null(strstr(h.data, "on `stream`"));
+	cr_expect_not_null(strstr(h.data, "cudaMalloc in the optional"));
+	kf_buf_free(&h);
+	kf_task_free(t);
+
+	t = parse_policy_task();
+	kf_abi_header(t, KF_BACKEND_CPU, &h);
+	cr_expect_not_null(strstr(h.data, "are allowed"));
+	cr_expect_not_null(strstr(h.data, "bitwise identical"));
+	cr_expect_not_null(strstr(h.data, "typedef uint16_t kf_f16;"));
+	kf_buf_free(&h);
+	kf_task_free(t);
+}
+
+/* ---- the conversions inside the generated CPU header ---- */
+
+typedef float (*to_float_fn)(uint16_t);
+typedef uint16_t (*from_float_fn)(float);
+
+static const char conv_source[] =
+	"float t_bf16_to_float(uint16_t h) { return kf_bf16_to_float(h); }\n"
+	"uint16_t t_float_to_bf16(float f) { return kf_float_to_bf16(f); }\n"
+	"float t_f16_to_float(uint16_t h) { return kf_f16_to_float(h); }\n"
+	"uint16_t t_float_to_f16(float f) { return kf_float_to_f16(f); }\n"
+	"float ref_f16_to_float(uint16_t h) { _Float16 v; memcpy(&v, &h, 2); return (float)v; }\n"
+	"uint16_t ref_float_to_f16(float f) { _Float16 v = (_Float16)f; uint16_t h; memcpy(&h, &v, 2); return h; }\n";
+
+static float bits_to_float(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static uint32_t float_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+Test(abi, generated_bf16_and_f16_conversions_are_exact)
+{
+	struct scratch s;
+	struct kf_task *t = parse_policy_task();
+	char *log;
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	scratch_write(&s, "conv.c", conv_source);
+	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o conv.so conv.c", &log), 0, "%s", log);
+	free(log);
+	void *so = open_so(&s, "conv.so");
+	to_float_fn bf_to = (to_float_fn)must_sym(so, "t_bf16_to_float");
+	from_float_fn bf_from = (from_float_fn)must_sym(so, "t_float_to_bf16");
+	to_float_fn h_to = (to_float_fn)must_sym(so, "t_f16_to_float");
+	from_float_fn h_from = (from_float_fn)must_sym(so, "t_float_to_f16");
+	to_float_fn ref_to = (to_float_fn)must_sym(so, "ref_f16_to_float");
+	from_float_fn ref_from = (from_float_fn)must_sym(so, "ref_float_to_f16");
+
+	for (uint32_t h = 0; h <= UINT16_MAX; h++) {
+		cr_assert_eq(float_bits(bf_to((uint16_t)h)), float_bits(kf_bf16_to_float((kf_bf16)h)));
+		float a = h_to((uint16_t)h), b = ref_to((uint16_t)h);
+		cr_assert(isnan(a) ? isnan(b) : float_bits(a) == float_bits(b),
+			  "f16 %#06x: %a, _Float16 says %a", h, a, b);
+	}
+	const uint32_t edges[] = { 0x477fe000u, 0x477fefffu, 0x477ff000u, 0x477ff001u, 0x33000000u,
+				   0x33000001u, 0x33800000u, 0x33c00000u, 0x387fc000u, 0x387fe000u,
+				   0x387ff000u, 0x38800000u, 0x7f800000u, 0x7fc00001u, 0xff800000u };
+	for (uint64_t k = 0; k < (1ull << 32) / F32_BITS_STRIDE + sizeof edges / sizeof *edges; k++) {
+		size_t n_edges = sizeof edges / sizeof *edges;
+		uint32_t u = k < n_edges ? edges[k] : (uint32_t)((k - n_edges) * F32_BITS_STRIDE);
+		float f = bits_to_float(u);
+		cr_assert_eq(bf_from(f), kf_float_to_bf16(f), "bf16 of %#010x", u);
+		uint16_t a = h_from(f), b = ref_from(f);
+		bool a_nan = (a & 0x7fffu) > 0x7c00u, b_nan = (b & 0x7fffu) > 0x7c00u;
+		cr_assert(a_nan ? b_nan : a == b, "f16 of %#010x (%a): %#06x, _Float16 says %#06x", u, f,
+			  a, b);
+	}
+	dlclose(so);
+	scratch_close(&s);
+	kf_task_free(t);
+}

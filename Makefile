@@ -39,8 +39,10 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # would not fit under the runner's RLIMIT_DATA cap, and it is not kforge's own process.
 RUNNER_CPU_SRC := sandbox/runner_cpu.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c
 RUNNER_CPU_OBJ := $(RUNNER_CPU_SRC:%.c=$(BUILD)/robj/%.o)
-TEST_SRC := $(wildcard tests/test_*.c) $(wildcard tests/support/*.c)
-TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SUPPORT_SRC := $(wildcard tests/support/*.c)
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) $(TEST_SUPPORT_OBJ)
 GPU_TEST_SRC := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -67,8 +69,9 @@ $(LIBKF): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# -rdynamic: libkforge-cuda.so, loaded at run time, uses kforge's own helpers.
 $(KFORGE): $(CLI_OBJ) $(LIBKF)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(LIBKF) $(LDLIBS_ALL)
+	$(CC) $(SAN) -rdynamic -o $@ $(CLI_OBJ) $(LIBKF) $(LDLIBS_ALL)
 
 # The runner exports its allocation wrappers (-rdynamic) so the candidate's malloc binds to
 # them, and links libgomp up front so OpenMP initialises before the seccomp filter.
@@ -77,7 +80,10 @@ $(RUNNER_CPU): $(RUNNER_CPU_OBJ)
 		-Wl,--no-as-needed -lgomp -lm -lgcc_s -Wl,--as-needed
 
 $(TESTS): $(TEST_OBJ) $(LIBKF)
-	$(CC) $(SAN) -o $@ $(TEST_OBJ) $(LIBKF) $(CRIT_LIBS) $(LDLIBS_ALL)
+	$(CC) $(SAN) -rdynamic -o $@ $(TEST_OBJ) $(LIBKF) $(CRIT_LIBS) $(LDLIBS_ALL)
+
+$(GPU_TESTS): $(GPU_TEST_OBJ) $(TEST_SUPPORT_OBJ) $(LIBKF)
+	$(CC) $(SAN) -rdynamic -o $@ $(GPU_TEST_OBJ) $(TEST_SUPPORT_OBJ) $(LIBKF) $(CRIT_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -85,11 +91,41 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 
 $(BUILD)/bench/%: bench/%.c $(LIBKF)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBKF) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(LIBKF) $(LDLIBS_ALL)
+
+# ---- CUDA backend: a runner program and the judge's device library, built where nvcc is ----
+ifeq ($(HAVE_CUDA),1)
+CUDA_INC := -I$(CUDA_HOME)/include
+CUDA_RPATH := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
+RUNNER_CUDA := $(BUILD)/kforge-runner-cuda
+CUDA_LIBKF := $(BUILD)/libkforge-cuda.so
+RUNNER_CUDA_SRC := sandbox/runner_cuda.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c
+RUNNER_CUDA_OBJ := $(RUNNER_CUDA_SRC:%.c=$(BUILD)/robj/%.o)
+all: $(RUNNER_CUDA) $(CUDA_LIBKF)
+
+$(BUILD)/robj/sandbox/runner_cuda.o: sandbox/runner_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -I. $(CUDA_INC) -MMD -MP -c $< -o $@
+
+# Candidates link the shared CUDA runtime and C++ library: the runner loads both up front,
+# so a candidate's dlopen finds them already there (no file is opened under the filter).
+$(RUNNER_CUDA): $(RUNNER_CUDA_OBJ)
+	$(CC) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
+		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed
+
+$(CUDA_LIBKF): eval/gpu/cuda_area.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $< \
+		$(CUDA_RPATH) -lcudart -L$(CUDA_HOME)/lib64/stubs -lcuda
+endif
 
 # Tests run against the tree they were built from; each run gets a fresh compile cache.
 test: all $(TESTS)
 	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(CURDIR)/$(BUILD)/test-cache ./$(TESTS) --jobs 2
+
+# GPU tests skip themselves, with a message, where no GPU is present.
+test-gpu: all $(GPU_TESTS)
+	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(CURDIR)/$(BUILD)/test-cache ./$(GPU_TESTS) --jobs 1
 
 test-asan:
 	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" \

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	snprintf(db, sizeof db, "%s/bench.db", dir);
 	struct kf_store *store;
 	struct kf_peaks peaks;
-	if (kf_store_open(db, &store, &err) != KF_OK || kf_sol_peaks(store, KF_BACKEND_CPU, &peaks, &err) != KF_OK)
+	if (kf_store_open(db, &store, &err) != KF_OK || kf_sol_peaks(store, KF_BACKEND_CPU, 0, &peaks, &err) != KF_OK)
 		die(&err);
 	double corr[FULL_EVAL_REPS], timing[FULL_EVAL_REPS], total[FULL_EVAL_REPS];
 	for (int r = 0; r < FULL_EVAL_REPS; r++) {

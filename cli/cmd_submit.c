@@ -1,5 +1,6 @@
 /* `kforge submit`: judge one kernel file by hand, record it, print the verdict. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,9 @@ static const char *const help_text =
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --seed N            base seed for every drawn input (default: random, recorded)\n"
 	"  --call-timeout S    wall-clock limit of one kf_launch call in seconds (default 10)\n"
-	"  --mem-limit-mib N   memory cap of the runner (default 4096)\n"
+	"  --mem-limit-mib N   memory cap of the runner: host data on the CPU, device allocations on\n"
+	"                      CUDA (default 4096)\n"
+	"  --device N          GPU ordinal for the cuda backend (default 0)\n"
 	"  --json              print one JSON object: verdict, reason, task, backend, time_ms, ref_time_ms,\n"
 	"                      vendor_time_ms, speedup, sol_fraction, sol_score, t_sol_ms, max_abs_err,\n"
 	"                      max_rel_err, submission_id, and the full record\n"
@@ -71,12 +74,13 @@ static void print_human(const cJSON *r)
 int kf_cmd_submit(int argc, char **argv)
 {
 	const char *task_name = NULL, *backend = "cpu", *as = NULL, *db = NULL, *seed = NULL, *timeout = NULL,
-		   *mem = NULL;
+		   *mem = NULL, *device = NULL;
 	bool json = false, help = false;
 	const struct kf_opt opts[] = {
 		{ "task", true, &task_name, NULL }, { "backend", true, &backend, NULL }, { "as", true, &as, NULL },
 		{ "db", true, &db, NULL },          { "seed", true, &seed, NULL },       { "call-timeout", true, &timeout, NULL },
-		{ "mem-limit-mib", true, &mem, NULL }, { "json", false, NULL, &json }, { NULL, false, NULL, NULL },
+		{ "mem-limit-mib", true, &mem, NULL }, { "device", true, &device, NULL }, { "json", false, NULL, &json },
+		{ NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
@@ -110,6 +114,13 @@ int kf_cmd_submit(int argc, char **argv)
 		if (*end || !*seed)
 			rc = kf_errf(&err, KF_EINPUT, "--seed must be an unsigned integer, not '%s'", seed);
 	}
+	if (rc == KF_OK && device) {
+		char *end;
+		long d = strtol(device, &end, 10);
+		if (*end || !*device || d < 0 || d > INT32_MAX)
+			rc = kf_errf(&err, KF_EINPUT, "--device must be a GPU ordinal (0, 1, ...), not '%s'", device);
+		jo.device = (int)d;
+	}
 	if (rc == KF_OK && timeout)
 		rc = parse_positive("--call-timeout", timeout, &jo.call_timeout_s, &err);
 	double mib = 0;
@@ -135,7 +146,7 @@ int kf_cmd_submit(int argc, char **argv)
 	int64_t id = 0;
 	if ((rc = kf_store_add_candidate(store, &rec, &id, &err)) != KF_OK)
 		goto out;
-	if ((rc = kf_sol_peaks(store, jo.backend, &peaks, &err)) != KF_OK)
+	if ((rc = kf_sol_peaks(store, jo.backend, jo.device, &peaks, &err)) != KF_OK)
 		goto out;
 	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
 	kf_store_utc_now(started);

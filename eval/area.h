@@ -33,6 +33,11 @@ struct kf_area_ops {
 	/* Evicts caches between timed iterations (last-level cache, or L2 + persisting lines). */
 	int (*flush)(struct kf_area *a, uint64_t salt, kf_err *err);
 	size_t (*flush_bytes)(struct kf_area *a);
+	/* Devices only (NULL on the CPU, which calibrates itself in sol.c): a JSON description of
+	 * the device with its speed-of-light ceilings (key, device, bw_bytes_s, flops_s by dtype,
+	 * measured ceilings, clocks, versions), and the clocks right now (MHz, 0 if unknown). */
+	int (*describe_device)(int device, char **json, kf_err *err);
+	int (*clocks)(int device, unsigned *sm_mhz, unsigned *mem_mhz);
 };
 
 /* The operations for a backend: built in for the CPU; for CUDA from build/libkforge-cuda.so,

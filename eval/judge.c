@@ -254,9 +254,9 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 	j->shm_bytes = off ? off : KF_BUF_ALIGN;
 	if (kf_area_ops_for(j->b, &j->ops, err) != KF_OK)
 		return err->code;
-	if (j->ops->create(j->shm_bytes, 0, &j->area, err) != KF_OK)
+	if (j->ops->create(j->shm_bytes, j->o->device, &j->area, err) != KF_OK)
 		return err->code;
-	return j->ops->create(j->shm_bytes, 0, &j->refarea, err);
+	return j->ops->create(j->shm_bytes, j->o->device, &j->refarea, err);
 }
 
 static void free_buffers(struct judge *j)
@@ -686,7 +686,8 @@ static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
 static int start_runner(struct judge *j, struct kf_area *a, const char *so, struct kf_runner **r,
 			struct kf_call_result *died, kf_err *err)
 {
-	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .call_timeout_s = j->o->call_timeout_s,
+	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
+				     .call_timeout_s = j->o->call_timeout_s,
 				     .cpu_limit_s = j->o->cpu_limit_s, .mem_limit_bytes = j->o->mem_limit_bytes };
 	ro.shm_fd = j->ops->runner_fd(a, &ro.shm_bytes);
 	return kf_runner_start(&ro, r, died, err);
@@ -723,6 +724,9 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 			rc = timed_call(j, &sides[k], k == 0, -1 - w, &r, ping_ns, err);
 	sides[0].n = sides[1].n = 0; /* warm-up calls are checked, not counted */
 	sides[0].inconsistent = sides[1].inconsistent = 0;
+	unsigned clk[2][2] = { { 0, 0 }, { 0, 0 } }; /* SM and memory MHz, before and after */
+	if (j->ops->clocks)
+		j->ops->clocks(j->o->device, &clk[0][0], &clk[0][1]);
 	int64_t t0 = kf_now_ns();
 	struct kf_stats st[2];
 	for (int it = 0; rc == KF_OK && j->verdict == KF_V_OK && it < j->o->max_iters; it++) {
@@ -739,7 +743,16 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 	}
 	if (rc != KF_OK || j->verdict != KF_V_OK)
 		goto out;
+	if (j->ops->clocks)
+		j->ops->clocks(j->o->device, &clk[1][0], &clk[1][1]);
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
+	if (j->ops->clocks) {
+		cJSON *c = cJSON_AddObjectToObject(timing, "clocks_mhz");
+		cJSON_AddNumberToObject(c, "sm_before", clk[0][0]);
+		cJSON_AddNumberToObject(c, "sm_after", clk[1][0]);
+		cJSON_AddNumberToObject(c, "mem_before", clk[0][1]);
+		cJSON_AddNumberToObject(c, "mem_after", clk[1][1]);
+	}
 	cJSON_AddItemToObject(timing, "candidate", stats_json(&sides[0], &st[0]));
 	cJSON_AddItemToObject(timing, "reference", stats_json(&sides[1], &st[1]));
 	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);

@@ -17,6 +17,7 @@
 
 struct kf_judge_opts {
 	enum kf_backend backend;
+	int device;               /* GPU ordinal (cuda backend) */
 	uint64_t seed;            /* base seed; every drawn value follows from it */
 	int n_seeds;              /* correctness seeds */
 	double call_timeout_s;    /* wall limit for one kf_launch */

@@ -10,6 +10,7 @@
 
 #include "common/buf.h"
 #include "common/fs.h"
+#include "eval/area.h"
 #include "sandbox/sandbox.h"
 
 #define KF_CALIB_CPU_SOURCE "eval/calib/cpu_peaks.c"
@@ -98,11 +99,38 @@ static int peaks_from_json(struct kf_peaks *p, cJSON *j)
 	return p->bw_bytes_s > 0 ? 0 : -1;
 }
 
-int kf_sol_peaks(struct kf_store *s, enum kf_backend b, struct kf_peaks *out, kf_err *err)
+/* A device describes itself (datasheet peaks + measured copy); the record is kept in the store. */
+static int device_peaks(struct kf_store *s, enum kf_backend b, int device, struct kf_peaks *out, kf_err *err)
+{
+	const struct kf_area_ops *ops;
+	char *text = NULL;
+	if (kf_area_ops_for(b, &ops, err) != KF_OK)
+		return err->code;
+	if (ops->describe_device(device, &text, err) != KF_OK)
+		return err->code;
+	cJSON *j = cJSON_Parse(text);
+	const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(j, "key"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(j, "device"));
+	int rc = KF_OK;
+	if (!j || !key || !name || peaks_from_json(out, j) != 0) {
+		rc = kf_errf(err, KF_EINTERNAL, "the %s device description is malformed", kf_backend_name(b));
+		cJSON_Delete(j);
+		goto out;
+	}
+	snprintf(out->key, sizeof out->key, "%s", key);
+	snprintf(out->device, sizeof out->device, "%s", name);
+	out->json = j;
+	rc = kf_store_put_calibration(s, out->key, text, err);
+out:
+	free(text);
+	return rc;
+}
+
+int kf_sol_peaks(struct kf_store *s, enum kf_backend b, int device, struct kf_peaks *out, kf_err *err)
 {
 	memset(out, 0, sizeof *out);
 	if (b != KF_BACKEND_CPU)
-		return kf_errf(err, KF_EINPUT, "no speed-of-light table for the %s backend in this build", kf_backend_name(b));
+		return device_peaks(s, b, device, out, err);
 	cpu_identity(out->key, sizeof out->key, out->device, sizeof out->device);
 	char *stored = NULL;
 	if (kf_store_get_calibration(s, out->key, &stored, err) != KF_OK)

@@ -19,9 +19,10 @@ struct kf_peaks {
 	cJSON *json;                     /* the stored calibration record */
 };
 
-/* Loads this machine's ceilings for the backend from the store, measuring them first when
- * the store has none (about a second on the CPU). */
-int kf_sol_peaks(struct kf_store *s, enum kf_backend b, struct kf_peaks *out, kf_err *err);
+/* This machine's ceilings for the backend. CPU: from the store, measured first when the store
+ * has none (about a second). GPU: the device's datasheet peaks and a measured copy, recorded in
+ * the store each time. */
+int kf_sol_peaks(struct kf_store *s, enum kf_backend b, int device, struct kf_peaks *out, kf_err *err);
 void kf_sol_peaks_free(struct kf_peaks *p);
 
 /* t_SOL in seconds at a shape; *memory_bound says which term set it. */

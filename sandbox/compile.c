@@ -53,7 +53,8 @@ static const char *const cpu_compile[] = { "-O3", "-march=native", "-fopenmp", "
 static const char *const cpu_link[] = { "-shared", "-fopenmp", "-Wl,--no-undefined", "-lm", NULL };
 static const char *const cuda_compile[] = { "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-gencode",
 					    "arch=compute_90a,code=sm_90a", "-include", "kf_task.h", NULL };
-static const char *const cuda_link[] = { "-shared", "-Xlinker", "--no-undefined", "-lcudart", NULL };
+/* The shared runtime, so the candidate uses the runner's (whose allocators are capped). */
+static const char *const cuda_link[] = { "-shared", "-cudart", "shared", "-Xlinker", "--no-undefined", NULL };
 
 static const struct backend_tool tools[KF_BACKEND_COUNT] = {
 	[KF_BACKEND_CPU] = { "candidate.c", "shim.c", cpu_compile, cpu_link },

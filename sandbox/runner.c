@@ -152,6 +152,9 @@ static void classify_msg(const struct kf_msg *m, int phase_hint, struct kf_call_
 	case KF_MSG_LOAD_ERROR:
 		died(res, KF_V_RUNTIME_ERROR, "the candidate could not be run: %.200s", m->text);
 		break;
+	case KF_MSG_DEVICE_ERROR:
+		died(res, KF_V_RUNTIME_ERROR, "%.300s", m->text);
+		break;
 	case KF_MSG_INIT_FAILED:
 		died(res, KF_V_RUNTIME_ERROR, "kf_init returned %d", m->rc);
 		break;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -73,17 +74,21 @@ extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
 
+void kf_runner_report_memory(size_t bytes)
+{
+	struct kf_msg m;
+	memset(&m, 0, sizeof m);
+	m.magic = KF_PROTO_MAGIC;
+	m.type = KF_MSG_MEMORY;
+	m.bytes = bytes;
+	send_msg(&m);
+	syscall(SYS_exit_group, KF_RUNNER_EXIT_MEMORY);
+}
+
 static void *checked(void *p, size_t bytes)
 {
-	if (!p && bytes && g_armed) {
-		struct kf_msg m;
-		memset(&m, 0, sizeof m);
-		m.magic = KF_PROTO_MAGIC;
-		m.type = KF_MSG_MEMORY;
-		m.bytes = bytes;
-		send_msg(&m);
-		syscall(SYS_exit_group, KF_RUNNER_EXIT_MEMORY);
-	}
+	if (!p && bytes && g_armed)
+		kf_runner_report_memory(bytes);
 	return p;
 }
 
@@ -191,16 +196,18 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 			ints[i] = c.ints[i];
 		g_phase = KF_PHASE_LAUNCH;
 		int rc = 0;
+		int64_t device_ns = -1;
 		int64_t t0 = now_ns();
-		int ok = be->call(state, call, bufs, ints, &rc, why, sizeof why);
+		int ok = be->call(state, call, bufs, ints, &rc, &device_ns, why, sizeof why);
 		int64_t t1 = now_ns();
 		if (ok != 0) {
-			send_text(KF_MSG_LOAD_ERROR, rc, why);
+			/* A poisoned device context is never reused: report and end. */
+			send_text(KF_MSG_DEVICE_ERROR, rc, why);
 			_exit(KF_RUNNER_EXIT_SETUP);
 		}
 		m.type = KF_MSG_DONE;
 		m.rc = rc;
-		m.ns = t1 - t0;
+		m.ns = device_ns >= 0 ? device_ns : t1 - t0;
 		send_msg(&m);
 	}
 }
@@ -210,10 +217,13 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	char why[KF_PROTO_TEXT_MAX];
 	if (kf_jail_drop_root() != 0)
 		die_setup("cannot drop root privileges");
-	if (kf_jail_set_limits(&a->lim) != 0)
+	struct kf_jail_limits lim = a->lim;
+	if (!be->cap_host_data)
+		lim.data_bytes = 0;
+	if (kf_jail_set_limits(&lim) != 0)
 		die_setup("cannot apply resource limits");
 	void *state = NULL;
-	if (be->setup && be->setup(&state, a->device, why, sizeof why) != 0)
+	if (be->setup && be->setup(&state, a->device, a->lim.data_bytes, why, sizeof why) != 0)
 		die_setup(why);
 	size_t area_bytes = 0;
 	char *base = be->map_buffers(state, KF_RFD_SHM, a->shm_bytes, &area_bytes, why, sizeof why);
@@ -263,6 +273,9 @@ static __attribute__((noreturn)) void run_ns_init(const struct kf_runner_backend
 {
 	/* pid 1 follows the jail process down; the kernel then ends the whole namespace. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A /proc that matches the new pid namespace: the CUDA driver looks itself up there and
+	 * fails to initialise against the host's view. Without a pid namespace this fails harmlessly. */
+	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	pid_t child = fork();
 	if (child < 0)
 		die_setup("fork of the runner failed");

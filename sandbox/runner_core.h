@@ -5,7 +5,9 @@
 #ifndef KF_RUNNER_CORE_H
 #define KF_RUNNER_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "eval/abi.h"
 
@@ -13,22 +15,30 @@ struct kf_runner_backend {
 	const char *name;
 	const int *extra_syscalls; /* allowed on top of the base list */
 	int n_extra;
-	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context). */
-	int (*setup)(void **state, int device, char *why, size_t why_len);
+	/* Caps the data segment (RLIMIT_DATA) with the memory limit; a GPU backend leaves host
+	 * memory alone (the driver maps a lot) and caps device allocations itself. */
+	bool cap_host_data;
+	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context).
+	 * mem_cap is the memory limit in bytes. */
+	int (*setup)(void **state, int device, size_t mem_cap, char *why, size_t why_len);
 	/* Maps the shared area and returns the base address of the buffers kernels use, and how
 	 * many bytes they span (NULL + why on failure). */
 	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why,
 			     size_t why_len);
 	/* Runs one call of the candidate; returns 0 when the call could be made (its own return
-	 * code in *rc), -1 with why when the backend failed (a sticky device error, say). */
+	 * code in *rc; *device_ns the device's own timing of it, or -1 to use the host clock), -1
+	 * with why when the backend failed (a sticky device error, say). */
 	int (*call)(void *state, kf_shim_call_fn fn, void *const *bufs, const long long *ints, int *rc,
-		    char *why, size_t why_len);
+		    int64_t *device_ns, char *why, size_t why_len);
 };
 
 /* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
 #define KF_RUNNER_EXIT_VIOLATION 97
 #define KF_RUNNER_EXIT_MEMORY 98
 #define KF_RUNNER_EXIT_SETUP 99
+
+/* Reports an allocation refused by the memory cap and ends the process (async-signal-safe). */
+void kf_runner_report_memory(size_t bytes);
 
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be);
 

@@ -17,15 +17,17 @@ static void *cpu_map(void *state, int shm_fd, size_t bytes, size_t *area_bytes, 
 }
 
 static int cpu_call(void *state, kf_shim_call_fn fn, void *const *bufs, const long long *ints, int *rc,
-		    char *why, size_t why_len)
+		    int64_t *device_ns, char *why, size_t why_len)
 {
 	(void)state, (void)why, (void)why_len;
+	*device_ns = -1;
 	*rc = fn(bufs, ints, NULL);
 	return 0;
 }
 
 static const struct kf_runner_backend cpu_backend = {
 	.name = "cpu",
+	.cap_host_data = true,
 	.map_buffers = cpu_map,
 	.call = cpu_call,
 };

@@ -33,6 +33,7 @@ enum kf_msg_type {
 	KF_MSG_LOAD_ERROR = 6, /* dlopen/dlsym failed; text says why */
 	KF_MSG_INIT_FAILED = 7,/* kf_init returned rc */
 	KF_MSG_SETUP_ERROR = 8,/* the runner could not set up its jail; text says why (kforge's fault) */
+	KF_MSG_DEVICE_ERROR = 9,/* the device failed during a call (a sticky CUDA error); text names it */
 };
 
 /* What the runner was doing; reported with violations. */

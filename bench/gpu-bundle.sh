@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds kforge here and gathers what the GPU machine lacks into .gpu/ (git-ignored): the
+# binaries and every shared library they load that is not part of glibc, the GCC runtime or
+# the CUDA install there (cJSON, Criterion and their dependencies are missing on it). Carry
+# `.gpu` in the device call and run bench/gpu-check.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make -s all bench build/kforge-tests build/kforge-gpu-tests >/dev/null
+rm -rf .gpu/bin .gpu/lib && mkdir -p .gpu/bin .gpu/lib
+cp build/kforge build/kforge-runner-cpu build/kforge-runner-cuda build/libkforge-cuda.so build/kforge-tests \
+	build/kforge-gpu-tests .gpu/bin/
+cp build/bench/* .gpu/bin/ 2>/dev/null || true
+rm -f .gpu/bin/*.d
+skip='linux-vdso|ld-linux|libc\.so|libresolv|libnss|libutil|libanl|libm\.so|libdl\.so|libpthread|librt\.so|libgcc_s|libstdc\+\+|libgomp|libcuda\.so|libcudart|libnvidia'
+for f in .gpu/bin/*; do
+	ldd "$f" 2>/dev/null | awk '/=> \// {print $3}' | grep -Ev "$skip" || true
+done | sort -u | while read -r lib; do cp -L "$lib" .gpu/lib/; done
+du -sh .gpu/bin .gpu/lib

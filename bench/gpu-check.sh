@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: the CUDA reference check, `make test-gpu`'s binary, every example
+# kernel and every hostile CUDA kernel through `kforge submit --backend cuda`, then a short table.
+# Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device tool with
+# carry [".gpu"]:  bash bench/gpu-check.sh [--quick]
+# Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/kforge-gpu-out}
+mkdir -p "$out" build
+cp .gpu/bin/* build/
+# Only kforge's own programs see the carried libraries (not python3 or nvidia-smi).
+libs=$PWD/.gpu/lib
+kf() { LD_LIBRARY_PATH=$libs "$@"; }
+export KFORGE_HOME=$PWD KFORGE_CACHE=/tmp/kforge-cache KFORGE_DB=$out/kforge.db
+table=$out/table.txt
+: > "$table"
+row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+if [ "${1:-}" != "--quick" ] && [ -x .gpu/refcheck/cuda_refcheck ]; then
+	bash bench/cuda_refcheck.sh --run-only > "$out/refcheck.log" 2>&1
+	row "reference kernels (bench/cuda_refcheck)" "exit $?" "" "see refcheck.log"
+fi
+
+if [ -x build/kforge-gpu-tests ]; then
+	kf build/kforge-gpu-tests --jobs 1 > "$out/test-gpu.log" 2>&1
+	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
+fi
+
+submit() { # name file task expect
+	local t0=$(date +%s%N)
+	kf build/kforge submit --backend cuda --task "$3" --call-timeout 5 --json "$2" > "$out/$1.json" 2> "$out/$1.err"
+	local rc=$? t1=$(date +%s%N)
+	local v=$(python3 -c "import json,sys; r=json.load(open('$out/$1.json')); print(r['verdict'], '|', (r.get('time_ms') or 0), '|', r['reason'][:110])" 2>/dev/null || echo "none | | $(head -c 150 "$out/$1.err")")
+	row "$1" "expect $4" "got ${v%% |*}" "rc=$rc $(( (t1 - t0) / 100000000 ))ds ${v#* | }"
+}
+
+for f in examples/cuda/*.cu; do
+	t=$(basename "$f" .cu)
+	submit "example_$t" "$f" "$t" ok
+done
+for f in tests/kernels/cuda/*.cu; do
+	hdr=$(head -1 "$f")
+	task=$(sed -n 's/.*task=\([a-z0-9_]*\).*/\1/p' <<<"$hdr")
+	expect=$(sed -n 's/.*expect=\([a-z_]*\).*/\1/p' <<<"$hdr")
+	submit "$(basename "$f" .cu)" "$f" "$task" "$expect"
+done
+kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c --json > "$out/cpu_vector_add.json" 2>&1
+row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
+nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1
+echo "==== summary"
+cat "$table"

@@ -1,0 +1,306 @@
+/* The CUDA backend's judge side, built as build/libkforge-cuda.so and loaded by kforge only when
+ * the cuda backend is asked for (so kforge runs where no CUDA is installed). It provides the
+ * buffer-area operations of eval/area.h on device memory shared with runners through CUDA IPC,
+ * and describes the device for speed of light: the peak table, clocks (NVML) and measured
+ * ceilings. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "common/buf.h"
+#include "eval/area.h"
+#include "eval/cuda_shared.h"
+#include "eval/tensor.h"
+
+#define KF_CUDA_COPY_BYTES (1ull << 30) /* the device-to-device copy ceiling is measured on 1 GiB */
+#define KF_CUDA_COPY_REPS 10
+#define KF_CUDA_FLUSH_FACTOR 2          /* flush buffer = 2 x L2 (DESIGN.md §6) */
+
+struct kf_area {
+	int device;
+	size_t bytes;
+	char *dev;
+	int fd;
+	size_t fd_bytes;
+	cudaStream_t stream;
+	void *flush;
+	size_t flush_len;
+};
+
+static int cuda_fail(kf_err *err, const char *what, cudaError_t e)
+{
+	return kf_errf(err, KF_EINTERNAL, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+static int area_create(size_t bytes, int device, struct kf_area **out, kf_err *err)
+{
+	struct kf_area *a = kf_xcalloc(1, sizeof *a);
+	a->device = device;
+	a->bytes = bytes;
+	a->fd = -1;
+	int l2 = 0;
+	cudaIpcMemHandle_t h;
+	cudaError_t e = cudaSetDevice(device);
+	if (e != cudaSuccess || (e = cudaMalloc((void **)&a->dev, bytes)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device)) != cudaSuccess)
+		goto cuda_error;
+	a->flush_len = (size_t)l2 * KF_CUDA_FLUSH_FACTOR;
+	if ((e = cudaMalloc(&a->flush, a->flush_len)) != cudaSuccess || (e = cudaIpcGetMemHandle(&h, a->dev)) != cudaSuccess)
+		goto cuda_error;
+	struct kf_cuda_shared sh = { .magic = KF_CUDA_SHARED_MAGIC, .bytes = bytes };
+	memcpy(sh.ipc_handle, &h, sizeof h);
+	a->fd_bytes = sizeof sh;
+	a->fd = memfd_create("kforge-cuda-handle", MFD_CLOEXEC);
+	if (a->fd < 0 || pwrite(a->fd, &sh, sizeof sh, 0) != (ssize_t)sizeof sh) {
+		kf_errno(err, KF_EINTERNAL, "cannot share the device buffers' handle");
+		goto fail;
+	}
+	*out = a;
+	return KF_OK;
+cuda_error:
+	cuda_fail(err, "cannot set up device buffers", e);
+fail:
+	if (a->fd >= 0)
+		close(a->fd);
+	cudaFree(a->dev);
+	cudaFree(a->flush);
+	if (a->stream)
+		cudaStreamDestroy(a->stream);
+	free(a);
+	return KF_EINTERNAL;
+}
+
+static void area_destroy(struct kf_area *a)
+{
+	if (!a)
+		return;
+	cudaStreamSynchronize(a->stream);
+	cudaFree(a->dev);
+	cudaFree(a->flush);
+	cudaStreamDestroy(a->stream);
+	close(a->fd);
+	free(a);
+}
+
+static int area_runner_fd(struct kf_area *a, size_t *bytes)
+{
+	*bytes = a->fd_bytes;
+	return a->fd;
+}
+
+static void *area_ptr(struct kf_area *a, size_t off) { return a->dev + off; }
+
+static void *area_host_view(struct kf_area *a, size_t off)
+{
+	(void)a, (void)off;
+	return NULL;
+}
+
+static int area_upload(struct kf_area *a, size_t off, const void *src, size_t bytes, kf_err *err)
+{
+	cudaError_t e = cudaMemcpy(a->dev + off, src, bytes, cudaMemcpyHostToDevice);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying inputs to the GPU", e);
+}
+
+static int area_download(struct kf_area *a, size_t off, void *dst, size_t bytes, kf_err *err)
+{
+	cudaError_t e = cudaMemcpy(dst, a->dev + off, bytes, cudaMemcpyDeviceToHost);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying outputs from the GPU", e);
+}
+
+static int area_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, kf_err *err)
+{
+	CUresult r = kf_dtype_size(d) == 2 ? cuMemsetD16((CUdeviceptr)(a->dev + off), KF_POISON_16, (size_t)n)
+					   : cuMemsetD32((CUdeviceptr)(a->dev + off), KF_POISON_F32, (size_t)n);
+	return r == CUDA_SUCCESS ? KF_OK : kf_errf(err, KF_EINTERNAL, "poisoning outputs on the GPU failed (CUresult %d)", r);
+}
+
+static void *area_stream(struct kf_area *a) { return a->stream; }
+
+static int area_sync(struct kf_area *a, kf_err *err)
+{
+	cudaError_t e = cudaStreamSynchronize(a->stream);
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "the judge's GPU work failed", e);
+}
+
+/* Persisting lines first (a candidate may have pinned data with an access-policy window), then
+ * a write over twice the L2: the next call finds nothing of the last one in cache. */
+static int area_flush(struct kf_area *a, uint64_t salt, kf_err *err)
+{
+	cudaError_t e = cudaCtxResetPersistingL2Cache();
+	if (e == cudaSuccess)
+		e = cudaMemsetAsync(a->flush, (int)(salt & 0xff), a->flush_len, a->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(a->stream);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "flushing the GPU's L2", e);
+}
+
+static size_t area_flush_bytes(struct kf_area *a) { return a->flush_len; }
+
+/* ---- the device for speed of light ---- */
+
+/* Dense peak rates from the vendor's datasheets (SXM parts), by device name. */
+struct peak_row {
+	const char *name_has;
+	double bw_bytes_s, f32, tf32, bf16, f16, fp8;
+};
+static const struct peak_row peak_table[] = {
+	{ "H200", 4.8e12, 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
+	{ "H100 80GB HBM3", 3.35e12, 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
+	{ "H100 PCIe", 2.0e12, 51.2e12, 378.0e12, 756.0e12, 756.0e12, 1513.0e12 },
+	{ "H100", 3.35e12, 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
+	{ "A100", 2.0e12, 19.5e12, 156.0e12, 312.0e12, 312.0e12, 0 },
+};
+
+typedef int (*nvml_init_fn)(void);
+typedef int (*nvml_handle_fn)(unsigned int, void **);
+typedef int (*nvml_clock_fn)(void *, int, unsigned int *);
+
+/* SM and memory clocks now (MHz), through NVML when the driver ships it; 0 when unknown. */
+static void read_clocks(int device, unsigned *sm, unsigned *mem)
+{
+	*sm = *mem = 0;
+	void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!nvml)
+		return;
+	nvml_init_fn init = (nvml_init_fn)dlsym(nvml, "nvmlInit_v2");
+	nvml_handle_fn handle = (nvml_handle_fn)dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
+	nvml_clock_fn clock = (nvml_clock_fn)dlsym(nvml, "nvmlDeviceGetClockInfo");
+	void *h = NULL;
+	enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+	if (init && handle && clock && init() == 0 && handle((unsigned)device, &h) == 0) {
+		clock(h, NVML_CLOCK_SM, sm);
+		clock(h, NVML_CLOCK_MEM, mem);
+	}
+}
+
+static double measure_copy(kf_err *err)
+{
+	void *a = NULL, *b = NULL;
+	cudaEvent_t t0, t1;
+	double best = 0;
+	if (cudaMalloc(&a, KF_CUDA_COPY_BYTES) != cudaSuccess || cudaMalloc(&b, KF_CUDA_COPY_BYTES) != cudaSuccess) {
+		kf_errf(err, KF_EINTERNAL, "cannot allocate 2 GiB to measure the copy bandwidth");
+		goto out;
+	}
+	cudaMemset(a, 1, KF_CUDA_COPY_BYTES);
+	cudaEventCreate(&t0);
+	cudaEventCreate(&t1);
+	for (int r = 0; r < KF_CUDA_COPY_REPS; r++) {
+		cudaEventRecord(t0, 0);
+		cudaMemcpyAsync(b, a, KF_CUDA_COPY_BYTES, cudaMemcpyDeviceToDevice, 0);
+		cudaEventRecord(t1, 0);
+		cudaEventSynchronize(t1);
+		float ms = 0;
+		cudaEventElapsedTime(&ms, t0, t1);
+		double bw = 2.0 * KF_CUDA_COPY_BYTES / (ms / 1e3);
+		if (ms > 0 && bw > best)
+			best = bw;
+	}
+	cudaEventDestroy(t0);
+	cudaEventDestroy(t1);
+out:
+	cudaFree(a);
+	cudaFree(b);
+	return best;
+}
+
+static int describe_device(int device, char **json, kf_err *err)
+{
+	struct cudaDeviceProp p;
+	cudaError_t e = cudaGetDeviceProperties(&p, device);
+	if (e != cudaSuccess)
+		return cuda_fail(err, "no usable GPU", e);
+	cudaSetDevice(device);
+	int drv = 0, rt = 0;
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	const struct peak_row *row = NULL;
+	for (size_t i = 0; i < sizeof peak_table / sizeof peak_table[0] && !row; i++)
+		if (strstr(p.name, peak_table[i].name_has))
+			row = &peak_table[i];
+	kf_errf(err, KF_EINTERNAL, "measuring the copy bandwidth failed");
+	double copy = measure_copy(err);
+	if (!(copy > 0))
+		return KF_EINTERNAL;
+	/* Unknown devices: memory bandwidth from the bus width and clock; the arithmetic rate from
+	 * the SM count and clock at the Hopper per-SM rates (an over-estimate elsewhere, which only
+	 * makes t_SOL smaller: never a false faster_than_light). */
+	int mem_khz = 0, bus = 0, sm_khz = 0;
+	cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+	cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device);
+	cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device);
+	double sms = p.multiProcessorCount, ghz = sm_khz / 1e6;
+	struct peak_row generic = { "", 2.0 * mem_khz * 1e3 * bus / 8, sms * 256 * ghz * 1e9, sms * 2048 * ghz * 1e9,
+				    sms * 4096 * ghz * 1e9, sms * 4096 * ghz * 1e9, sms * 8192 * ghz * 1e9 };
+	if (!row)
+		row = &generic;
+	unsigned sm_mhz, mem_mhz;
+	read_clocks(device, &sm_mhz, &mem_mhz);
+	cJSON *j = cJSON_CreateObject();
+	char key[400];
+	snprintf(key, sizeof key, "cuda:%s:sm_%d%d:%d", p.name, p.major, p.minor, p.multiProcessorCount);
+	cJSON_AddStringToObject(j, "key", key);
+	cJSON_AddStringToObject(j, "device", p.name);
+	/* The measured copy can beat the datasheet a little; the ceiling is whichever is higher. */
+	cJSON_AddNumberToObject(j, "bw_bytes_s", copy > row->bw_bytes_s ? copy : row->bw_bytes_s);
+	cJSON *f = cJSON_AddObjectToObject(j, "flops_s");
+	cJSON_AddNumberToObject(f, "f32", row->f32);
+	cJSON_AddNumberToObject(f, "bf16", row->bf16);
+	cJSON_AddNumberToObject(f, "f16", row->f16);
+	cJSON_AddNumberToObject(f, "i32", row->f32);
+	cJSON *peaks = cJSON_AddObjectToObject(j, "datasheet");
+	cJSON_AddNumberToObject(peaks, "bw_bytes_s", row->bw_bytes_s);
+	cJSON_AddNumberToObject(peaks, "tf32_flops_s", row->tf32);
+	cJSON_AddNumberToObject(peaks, "fp8_flops_s", row->fp8);
+	cJSON_AddStringToObject(peaks, "source", row == &generic ? "derived from device properties" : "vendor datasheet (dense)");
+	cJSON *m = cJSON_AddObjectToObject(j, "measured");
+	cJSON_AddNumberToObject(m, "copy_bytes_s", copy);
+	cJSON_AddNumberToObject(j, "sm_count", p.multiProcessorCount);
+	cJSON_AddNumberToObject(j, "l2_bytes", p.l2CacheSize);
+	cJSON_AddNumberToObject(j, "persisting_l2_max_bytes", p.persistingL2CacheMaxSize);
+	cJSON_AddNumberToObject(j, "compute_capability", p.major * 10 + p.minor);
+	cJSON_AddNumberToObject(j, "driver_version", drv);
+	cJSON_AddNumberToObject(j, "runtime_version", rt);
+	cJSON_AddNumberToObject(j, "sm_clock_mhz", sm_mhz);
+	cJSON_AddNumberToObject(j, "mem_clock_mhz", mem_mhz);
+	*json = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return KF_OK;
+}
+
+static int current_clocks(int device, unsigned *sm_mhz, unsigned *mem_mhz)
+{
+	read_clocks(device, sm_mhz, mem_mhz);
+	return KF_OK;
+}
+
+static const struct kf_area_ops cuda_ops = {
+	.name = "cuda",
+	.create = area_create,
+	.destroy = area_destroy,
+	.runner_fd = area_runner_fd,
+	.ptr = area_ptr,
+	.host_view = area_host_view,
+	.upload = area_upload,
+	.download = area_download,
+	.poison = area_poison,
+	.stream = area_stream,
+	.sync = area_sync,
+	.flush = area_flush,
+	.flush_bytes = area_flush_bytes,
+	.describe_device = describe_device,
+	.clocks = current_clocks,
+};
+
+const struct kf_area_ops *kf_cuda_area_ops(void) { return &cuda_ops; }

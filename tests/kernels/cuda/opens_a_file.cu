@@ -1,0 +1,9 @@
+/* kforge-test: task=vector_add expect=sandbox_violation reason~=open */
+#include <stdio.h>
+
+extern "C" int kf_launch(const float *x, const float *y, float *out, int n, cudaStream_t stream)
+{
+	(void)x, (void)y, (void)out, (void)n, (void)stream;
+	FILE *f = fopen("/etc/passwd", "r");
+	return f == NULL;
+}

@@ -1,0 +1,421 @@
+/* The kforge command line as a user meets it: --help for every subcommand, one-line errors with
+ * exit code 2 for bad usage, bad input files and malformed task specs, `kforge tasks`, and the
+ * starter examples judged `ok` end to end with every contract field of `submit --json` filled and
+ * the submission readable back through `kforge show`. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fs.h"
+#include "tests/support/cli.h"
+
+#define QUICK_TIMEOUT_S 30.0   /* anything that judges no kernel */
+#define JUDGE_LIMIT_S 120.0    /* one full judgement of a correct example */
+#define TEST_TIMEOUT_S 300.0
+#define SOL_FRACTION_MAX 1.5   /* above 1 is possible within measurement noise; far above is a bug */
+#define SPEEDUP_REL_TOL 0.01   /* speedup must be ref_time_ms / time_ms to within this */
+#define EXCERPT "%.400s"
+#define SPEC_MAX_BYTES (1u << 20)
+
+static const char *const starter_tasks[] = { "vector_add", "softmax_rows", "layernorm_bf16", "matmul_bf16" };
+#define N_STARTER (sizeof starter_tasks / sizeof starter_tasks[0])
+
+static const char correct_vector_add[] = "int kf_launch(const float *x, const float *y, float *out, int n)\n"
+					 "{\n"
+					 "\tfor (int i = 0; i < n; i++)\n"
+					 "\t\tout[i] = x[i] + y[i];\n"
+					 "\treturn 0;\n"
+					 "}\n";
+
+static char tmpdir[PATH_MAX], db[PATH_MAX], candidate[PATH_MAX];
+static struct kf_cli_result result;
+static cJSON *task_spec; /* the spec a test is mutating, freed by fini */
+
+static void make_tmpdir(void)
+{
+	kf_err err;
+	cr_assert_eq(kf_cli_tmpdir(tmpdir, &err), KF_OK, "%s", err.msg);
+	snprintf(db, sizeof db, "%s/kforge.db", tmpdir);
+	snprintf(candidate, sizeof candidate, "%s/candidate.c", tmpdir);
+	cr_assert_eq(kf_write_file(candidate, correct_vector_add, strlen(correct_vector_add), &err), KF_OK, "%s",
+		     err.msg);
+}
+
+static void clean_up(void)
+{
+	kf_cli_result_free(&result);
+	cJSON_Delete(task_spec);
+	if (tmpdir[0])
+		kf_rm_rf(tmpdir);
+}
+
+TestSuite(cli, .init = make_tmpdir, .fini = clean_up);
+
+/* Runs kforge and insists it ended by itself with a documented exit code. The result stays valid
+ * until the next run; the suite's fini frees the last one, so a failed assertion leaks nothing. */
+static const struct kf_cli_result *run(const char *const *args, const char *const *env, double timeout_s)
+{
+	kf_err err;
+	const char *label = args[0] ? args[0] : "";
+	struct kf_cli_result *r = &result;
+	kf_cli_result_free(r);
+	cr_assert_eq(kf_cli_run(args, env, timeout_s, r, &err), KF_OK, "%s", err.msg);
+	cr_assert_not(r->timed_out, "`kforge %s` still running after %.1f s", label, r->wall_s);
+	cr_assert_eq(r->term_signal, 0, "`kforge %s` died of signal %d; stderr: " EXCERPT, label, r->term_signal,
+		     r->err);
+	cr_assert(r->exit_code >= 0 && r->exit_code <= KF_EINTERNAL, "`kforge %s` exit code %d; stderr: " EXCERPT,
+		  label, r->exit_code, r->err);
+	return r;
+}
+
+/* Exit 2 and one "kforge: " line on stderr that mentions `mention` (case-insensitive). */
+static void expect_input_error(const char *const *args, const char *const *env, const char *mention)
+{
+	const struct kf_cli_result *r = run(args, env, QUICK_TIMEOUT_S);
+	cr_expect_eq(r->exit_code, KF_EINPUT, "`kforge %s ...` exit %d, expected 2; stderr: " EXCERPT, args[0],
+		     r->exit_code, r->err);
+	cr_expect(kf_cli_is_one_error_line(r), "`kforge %s ...`: stderr is not one \"kforge: \" line: \"" EXCERPT "\"",
+		  args[0], r->err);
+	cr_expect(strcasestr(r->err, mention), "`kforge %s ...`: the error does not mention \"%s\": " EXCERPT, args[0],
+		  mention, r->err);
+}
+
+static void expect_help(const char *const *args, const char *const *mentions)
+{
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_expect_eq(r->exit_code, 0, "`kforge %s --help` exit %d; stderr: " EXCERPT, args[0], r->exit_code, r->err);
+	for (const char *const *m = mentions; *m; m++)
+		cr_expect(strstr(r->out, *m), "`kforge %s --help` does not mention %s: " EXCERPT, args[0], *m, r->out);
+}
+
+Test(cli, top_level_help_lists_the_subcommands)
+{
+	const char *args[] = { "--help", NULL };
+	const char *mentions[] = { "submit", "show", "tasks", NULL };
+	expect_help(args, mentions);
+}
+
+Test(cli, submit_help_lists_its_flags)
+{
+	const char *args[] = { "submit", "--help", NULL };
+	const char *mentions[] = { "--task", "--backend", "--as", "--db", "--json", "FILE", NULL };
+	expect_help(args, mentions);
+}
+
+Test(cli, show_help_lists_its_flags)
+{
+	const char *args[] = { "show", "--help", NULL };
+	const char *mentions[] = { "ID", "--db", "--json", NULL };
+	expect_help(args, mentions);
+}
+
+Test(cli, tasks_help_lists_its_flags)
+{
+	const char *args[] = { "tasks", "--help", NULL };
+	const char *mentions[] = { "--db", "--json", NULL };
+	expect_help(args, mentions);
+}
+
+Test(cli, rejects_an_unknown_subcommand)
+{
+	const char *args[] = { "frobnicate", "--db", db, NULL };
+	expect_input_error(args, NULL, "frobnicate");
+}
+
+Test(cli, rejects_no_subcommand_at_all)
+{
+	const char *args[] = { NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_expect_eq(r->exit_code, KF_EINPUT, "bare `kforge` exit %d, expected 2", r->exit_code);
+}
+
+Test(cli, rejects_an_unknown_flag_on_every_subcommand)
+{
+	const char *submit[] = { "submit", "--frobnicate", "--task", "vector_add", "--db", db, candidate, NULL };
+	const char *show[] = { "show", "--frobnicate", "1", "--db", db, NULL };
+	const char *tasks[] = { "tasks", "--frobnicate", "--db", db, NULL };
+	expect_input_error(submit, NULL, "--frobnicate");
+	expect_input_error(show, NULL, "--frobnicate");
+	expect_input_error(tasks, NULL, "--frobnicate");
+}
+
+Test(cli, submit_without_a_file_is_a_usage_error)
+{
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, NULL };
+	expect_input_error(args, NULL, "file");
+}
+
+Test(cli, submit_without_a_task_is_a_usage_error)
+{
+	const char *args[] = { "submit", "--db", db, candidate, NULL };
+	expect_input_error(args, NULL, "--task");
+}
+
+Test(cli, a_flag_missing_its_value_is_a_usage_error)
+{
+	const char *args[] = { "submit", "--db", db, candidate, "--task", NULL };
+	expect_input_error(args, NULL, "--task");
+}
+
+Test(cli, submit_names_an_unknown_task)
+{
+	const char *args[] = { "submit", "--task", "no_such_task", "--db", db, candidate, NULL };
+	expect_input_error(args, NULL, "no_such_task");
+}
+
+Test(cli, submit_names_an_unknown_backend)
+{
+	const char *args[] = { "submit", "--task", "vector_add", "--backend", "tpu", "--db", db, candidate, NULL };
+	expect_input_error(args, NULL, "tpu");
+}
+
+Test(cli, submit_names_a_file_that_does_not_exist)
+{
+	char missing[PATH_MAX];
+	snprintf(missing, sizeof missing, "%s/no_such_kernel.c", tmpdir);
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, missing, NULL };
+	expect_input_error(args, NULL, "no_such_kernel.c");
+}
+
+Test(cli, submit_names_a_directory_given_as_the_file)
+{
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, tmpdir, NULL };
+	expect_input_error(args, NULL, strrchr(tmpdir, '/') + 1);
+}
+
+Test(cli, show_of_an_unknown_id_is_an_input_error)
+{
+	const char *args[] = { "show", "424242", "--db", db, NULL };
+	expect_input_error(args, NULL, "424242");
+}
+
+Test(cli, show_of_an_id_that_is_not_a_number_is_an_input_error)
+{
+	const char *args[] = { "show", "twelve", "--db", db, NULL };
+	expect_input_error(args, NULL, "twelve");
+}
+
+Test(cli, show_without_an_id_is_a_usage_error)
+{
+	const char *args[] = { "show", "--db", db, NULL };
+	expect_input_error(args, NULL, "id");
+}
+
+/* ---- task specs ---- */
+
+/* Loads the real vector_add spec into task_spec, renamed to "x" so it can stand as level1/x.json. */
+static void load_renamed_vector_add_spec(void)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	kf_err err;
+	snprintf(path, sizeof path, "%s/tasks/level1/vector_add.json", kf_home());
+	cr_assert_eq(kf_read_file(path, SPEC_MAX_BYTES, &text, &len, &err), KF_OK, "%s", err.msg);
+	task_spec = cJSON_Parse(text);
+	free(text);
+	cr_assert(cJSON_IsObject(task_spec), "%s is not a JSON object", path);
+	cr_assert(cJSON_ReplaceItemInObjectCaseSensitive(task_spec, "name", cJSON_CreateString("x")),
+		  "%s has no \"name\" field", path);
+}
+
+/* Writes text as <tmpdir>/tasks/level1/x.json; returns the KFORGE_TASKS=... entry. */
+static const char *write_task_file(const char *text)
+{
+	static char env_entry[PATH_MAX + 16];
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	kf_err err;
+	snprintf(dir, sizeof dir, "%s/tasks/level1", tmpdir);
+	cr_assert_eq(kf_mkdir_p(dir, &err), KF_OK, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/x.json", dir);
+	cr_assert_eq(kf_write_file(path, text, strlen(text), &err), KF_OK, "%s", err.msg);
+	snprintf(env_entry, sizeof env_entry, "KFORGE_TASKS=%s/tasks", tmpdir);
+	return env_entry;
+}
+
+static const char *write_task_spec(void)
+{
+	char *text = cJSON_Print(task_spec);
+	const char *env_entry = write_task_file(text);
+	cJSON_free(text);
+	return env_entry;
+}
+
+/* `tasks --json` prints an array of tasks, or an object holding one under "tasks". */
+static const cJSON *task_array(const cJSON *json)
+{
+	if (cJSON_IsArray(json))
+		return json;
+	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(json, "tasks");
+	return cJSON_IsArray(tasks) ? tasks : NULL;
+}
+
+static bool lists_task(const cJSON *tasks, const char *name)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks)
+	{
+		const char *got = kf_cli_json_str(t, "name");
+		if (got && !strcmp(got, name))
+			return true;
+	}
+	return false;
+}
+
+Test(cli, tasks_accepts_a_valid_spec_copied_to_another_suite)
+{
+	load_renamed_vector_add_spec();
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--json", "--db", db, NULL };
+	const struct kf_cli_result *r = run(args, env, QUICK_TIMEOUT_S);
+	cr_assert_eq(r->exit_code, 0, "a valid copied spec was rejected: " EXCERPT, r->err);
+	const cJSON *tasks = task_array(r->json);
+	cr_assert_not_null(tasks, "`kforge tasks --json` printed no task array: " EXCERPT, r->out);
+	cr_expect(lists_task(tasks, "x"), "the copied task is not listed: " EXCERPT, r->out);
+	cr_expect_not(lists_task(tasks, "softmax_rows"), "KFORGE_TASKS was ignored: " EXCERPT, r->out);
+}
+
+Test(cli, tasks_rejects_a_spec_that_is_not_json)
+{
+	const char *env[] = { write_task_file("{ \"name\": \"x\", \"level\": 1,\n"), NULL };
+	const char *args[] = { "tasks", "--db", db, NULL };
+	expect_input_error(args, env, "x.json:");
+}
+
+Test(cli, tasks_rejects_a_spec_with_an_unknown_field)
+{
+	load_renamed_vector_add_spec();
+	cJSON_AddNumberToObject(task_spec, "bogus_field", 1);
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--db", db, NULL };
+	expect_input_error(args, env, "x.json:bogus_field: ");
+}
+
+Test(cli, tasks_rejects_a_spec_with_a_missing_field)
+{
+	load_renamed_vector_add_spec();
+	cr_assert(cJSON_HasObjectItem(task_spec, "description"), "vector_add.json has no description");
+	cJSON_DeleteItemFromObjectCaseSensitive(task_spec, "description");
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--db", db, NULL };
+	expect_input_error(args, env, "x.json:description: ");
+}
+
+Test(cli, tasks_json_lists_the_four_starter_tasks)
+{
+	const char *args[] = { "tasks", "--json", "--db", db, NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_assert_eq(r->exit_code, 0, "exit %d; stderr: " EXCERPT, r->exit_code, r->err);
+	const cJSON *tasks = task_array(r->json);
+	cr_assert_not_null(tasks, "`kforge tasks --json` printed no task array: " EXCERPT, r->out);
+	for (size_t i = 0; i < N_STARTER; i++)
+		cr_expect(lists_task(tasks, starter_tasks[i]), "`kforge tasks --json` does not list %s", starter_tasks[i]);
+}
+
+Test(cli, tasks_lists_the_four_starter_tasks_as_text)
+{
+	const char *args[] = { "tasks", "--db", db, NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_assert_eq(r->exit_code, 0, "exit %d; stderr: " EXCERPT, r->exit_code, r->err);
+	for (size_t i = 0; i < N_STARTER; i++)
+		cr_expect(strstr(r->out, starter_tasks[i]), "`kforge tasks` does not list %s", starter_tasks[i]);
+}
+
+/* ---- the starter examples, end to end ---- */
+
+static double expect_number(const cJSON *json, const char *key)
+{
+	double v = NAN;
+	cr_expect(kf_cli_json_num(json, key, &v), "\"%s\" is missing or not a number", key);
+	return v;
+}
+
+static void expect_ok_result(const cJSON *json, const char *task)
+{
+	const char *verdict = kf_cli_json_str(json, "verdict");
+	const char *reason = kf_cli_json_str(json, "reason");
+	cr_assert(verdict && !strcmp(verdict, "ok"), "%s example: verdict %s (reason: %s)", task,
+		  verdict ? verdict : "(none)", reason ? reason : "(none)");
+	cr_expect_not_null(reason, "\"reason\" is missing or not a string");
+	const char *got_task = kf_cli_json_str(json, "task");
+	cr_expect(got_task && !strcmp(got_task, task), "task %s, expected %s", got_task ? got_task : "(none)", task);
+	const char *backend = kf_cli_json_str(json, "backend");
+	cr_expect(backend && !strcmp(backend, "cpu"), "backend %s, expected cpu", backend ? backend : "(none)");
+	double time_ms = expect_number(json, "time_ms");
+	double ref_time_ms = expect_number(json, "ref_time_ms");
+	double speedup = expect_number(json, "speedup");
+	double sol_fraction = expect_number(json, "sol_fraction");
+	double max_abs_err = expect_number(json, "max_abs_err");
+	cr_expect_gt(time_ms, 0.0, "time_ms %g", time_ms);
+	cr_expect_gt(ref_time_ms, 0.0, "ref_time_ms %g", ref_time_ms);
+	cr_expect_gt(speedup, 0.0, "speedup %g", speedup);
+	cr_expect(fabs(speedup - ref_time_ms / time_ms) <= SPEEDUP_REL_TOL * speedup,
+		  "speedup %g is not ref_time_ms / time_ms = %g / %g", speedup, ref_time_ms, time_ms);
+	cr_expect(sol_fraction > 0.0 && sol_fraction < SOL_FRACTION_MAX, "sol_fraction %g outside (0, %g)",
+		  sol_fraction, SOL_FRACTION_MAX);
+	cr_expect_geq(max_abs_err, 0.0, "max_abs_err %g", max_abs_err);
+}
+
+static void expect_shown(const char *id, const char *task, const char *submitter)
+{
+	const char *args[] = { "show", id, "--db", db, "--json", NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_assert_eq(r->exit_code, 0, "`kforge show %s` exit %d; stderr: " EXCERPT, id, r->exit_code, r->err);
+	cr_assert(cJSON_IsObject(r->json), "`kforge show --json` printed no JSON object: " EXCERPT, r->out);
+	const char *got_task = kf_cli_json_str(r->json, "task");
+	cr_expect(got_task && !strcmp(got_task, task), "show: task %s, expected %s", got_task ? got_task : "(none)",
+		  task);
+	const char *got_submitter = kf_cli_json_str(r->json, "submitter");
+	cr_expect(got_submitter && !strcmp(got_submitter, submitter), "show: submitter %s, expected %s (--as)",
+		  got_submitter ? got_submitter : "(none)", submitter);
+	const cJSON *evals = cJSON_GetObjectItemCaseSensitive(r->json, "evaluations");
+	cr_assert(cJSON_IsArray(evals) && cJSON_GetArraySize(evals) == 1, "show: expected one evaluation: " EXCERPT,
+		  r->out);
+	const char *verdict = kf_cli_json_str(cJSON_GetArrayItem(evals, 0), "verdict");
+	cr_expect(verdict && !strcmp(verdict, "ok"), "show: recorded verdict %s", verdict ? verdict : "(none)");
+
+	const char *text_args[] = { "show", id, "--db", db, NULL };
+	r = run(text_args, NULL, QUICK_TIMEOUT_S);
+	cr_expect_eq(r->exit_code, 0, "`kforge show %s` (text) exit %d", id, r->exit_code);
+	cr_expect(strstr(r->out, "ok") && strstr(r->out, task), "`kforge show` text lacks the verdict or task: " EXCERPT,
+		  r->out);
+}
+
+static void submit_example(const char *task)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/examples/cpu/%s.c", kf_home(), task);
+	const char *submitter = "cli-test";
+	const char *args[] = { "submit", "--task", task, "--backend", "cpu", "--as", submitter, "--db", db,
+			       "--json", path, NULL };
+	const struct kf_cli_result *r = run(args, NULL, JUDGE_LIMIT_S);
+	cr_expect_eq(r->exit_code, 0, "%s example: exit %d; stderr: " EXCERPT, task, r->exit_code, r->err);
+	cr_assert(cJSON_IsObject(r->json), "%s example: stdout is not one JSON object: " EXCERPT, task, r->out);
+	expect_ok_result(r->json, task);
+	double id = 0;
+	cr_assert(kf_cli_json_num(r->json, "submission_id", &id) && id > 0, "submission_id missing or not positive");
+	char id_text[32];
+	snprintf(id_text, sizeof id_text, "%.0f", id);
+	expect_shown(id_text, task, submitter);
+}
+
+Test(cli, judges_the_vector_add_example_ok, .timeout = TEST_TIMEOUT_S)
+{
+	submit_example("vector_add");
+}
+
+Test(cli, judges_the_softmax_rows_example_ok, .timeout = TEST_TIMEOUT_S)
+{
+	submit_example("softmax_rows");
+}
+
+Test(cli, judges_the_layernorm_bf16_example_ok, .timeout = TEST_TIMEOUT_S)
+{
+	submit_example("layernorm_bf16");
+}
+
+Test(cli, judges_the_matmul_bf16_example_ok, .timeout = TEST_TIMEOUT_S)
+{
+	submit_example("matmul_bf16");
+}

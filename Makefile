@@ -113,9 +113,14 @@ $(RUNNER_CUDA): $(RUNNER_CUDA_OBJ)
 	$(CC) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
 		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed
 
-$(CUDA_LIBKF): eval/gpu/cuda_area.c
+$(BUILD)/obj/eval/gpu/cuda_kernels.o: eval/gpu/cuda_kernels.cu eval/gpu/cuda_kernels.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $< \
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -I. -gencode=arch=compute_90a,code=sm_90a \
+		-gencode=arch=compute_80,code=compute_80 -c $< -o $@
+
+$(CUDA_LIBKF): eval/gpu/cuda_area.c $(BUILD)/obj/eval/gpu/cuda_kernels.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $^ \
 		$(CUDA_RPATH) -lcudart -L$(CUDA_HOME)/lib64/stubs -lcuda
 endif
 

@@ -148,6 +148,7 @@ int kf_cmd_submit(int argc, char **argv)
 		goto out;
 	if ((rc = kf_sol_peaks(store, jo.backend, jo.device, &peaks, &err)) != KF_OK)
 		goto out;
+	jo.store = store;
 	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
 	kf_store_utc_now(started);
 	if ((rc = kf_judge_evaluate(task, &peaks, source, len, &jo, &result, &err)) != KF_OK)

@@ -27,6 +27,16 @@ struct kf_area_ops {
 	int (*upload)(struct kf_area *a, size_t off, const void *src, size_t bytes, kf_err *err);
 	int (*download)(struct kf_area *a, size_t off, void *dst, size_t bytes, kf_err *err);
 	int (*poison)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, kf_err *err);
+	/* Draws n fresh values in place (timing loop); NULL: the judge draws on the host and uploads. */
+	int (*fill)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
+		    uint64_t seed, kf_err *err);
+	/* A content hash of a byte range (to notice writes to inputs), and the number of elements
+	 * still holding the poison pattern, computed where the data lives. */
+	int (*hash)(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err);
+	int (*count_poison)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err);
+	/* Copies a range from another area of the same kind (inputs for the judge's reference run). */
+	int (*copy_from)(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,
+			 kf_err *err);
 	/* Stream for trusted kernels run by the judge (NULL on the CPU), and waiting for them. */
 	void *(*stream)(struct kf_area *a);
 	int (*sync)(struct kf_area *a, kf_err *err);

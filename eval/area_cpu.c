@@ -106,6 +106,29 @@ static int cpu_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n,
 	return KF_OK;
 }
 
+static int cpu_hash(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err)
+{
+	(void)err;
+	*out = kf_tensor_hash(a->base + off, bytes);
+	return KF_OK;
+}
+
+static int cpu_count_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err)
+{
+	(void)err;
+	int64_t first;
+	*out = kf_tensor_count_poison(d, a->base + off, n, &first);
+	return KF_OK;
+}
+
+static int cpu_copy_from(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,
+			 kf_err *err)
+{
+	(void)err;
+	memcpy(dst->base + dst_off, src->base + src_off, bytes);
+	return KF_OK;
+}
+
 static void *cpu_stream(struct kf_area *a)
 {
 	(void)a;
@@ -145,6 +168,9 @@ static const struct kf_area_ops cpu_ops = {
 	.upload = cpu_upload,
 	.download = cpu_download,
 	.poison = cpu_poison,
+	.hash = cpu_hash,
+	.count_poison = cpu_count_poison,
+	.copy_from = cpu_copy_from,
 	.stream = cpu_stream,
 	.sync = cpu_sync,
 	.flush = cpu_flush,

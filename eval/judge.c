@@ -41,7 +41,11 @@
 #define KF_PINGS 20
 #define KF_OVERHEAD_FLOOR_NS 200000 /* protocol cost tolerated between the runner's and our clock */
 #define KF_OVERHEAD_PINGS_FACTOR 20
-#define KF_FTL_SLACK 1.15           /* measured ceilings sit a little under the true peaks */
+/* How far below t_SOL a median must be for faster_than_light. Datasheet ceilings (devices) are
+ * true upper bounds; ceilings measured on a shared CPU sit well under the truth whenever the
+ * machine was busy, so they get a wide margin (and are re-measured before the verdict). */
+#define KF_FTL_CONFIRMATIONS 3 /* re-measurements of the ceilings before the verdict stands */
+static const double ftl_slack[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 1.5, [KF_BACKEND_CUDA] = 1.05 };
 #define KF_WARMUP_CALLS 2
 #define KF_REASON_MAX 1024
 #define KF_REFERENCE_INCLUDE_DIR "reference_kernels"
@@ -56,6 +60,7 @@ struct judge {
 	const struct kf_task *t;
 	const struct kf_judge_opts *o;
 	const struct kf_peaks *peaks;
+	struct kf_peaks confirmed; /* the ceilings measured again before a faster-than-light verdict */
 	enum kf_backend b;
 	const struct kf_area_ops *ops;
 	struct kf_area *area;    /* shared with the candidate's runner */
@@ -285,8 +290,9 @@ static void shape_ints(const struct kf_task *t, const struct kf_shape *s, long l
 		ints[i] = (long long)s->v[i];
 }
 
-/* Expected outputs (as doubles, in dval[outputs]) for the inputs in priv[inputs]. */
-static int compute_expected(struct judge *j, const struct kf_shape *s, kf_err *err)
+/* Expected outputs (as doubles, in dval[outputs]) for the inputs in priv[inputs], or, when
+ * inputs_in_refarea, for the inputs already placed in the reference area (large shapes only). */
+static int compute_expected(struct judge *j, const struct kf_shape *s, bool inputs_in_refarea, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	long long ints[KF_MAX_SYMBOLS];
@@ -302,7 +308,8 @@ static int compute_expected(struct judge *j, const struct kf_shape *s, kf_err *e
 	} else {
 		for (int i = 0; i < n_tensors(t); i++) {
 			args[i] = j->ops->ptr(j->refarea, j->off[i]);
-			if (i < t->n_inputs && j->ops->upload(j->refarea, j->off[i], j->priv[i], tensor_bytes(t, i, s), err))
+			if (i < t->n_inputs && !inputs_in_refarea &&
+			    j->ops->upload(j->refarea, j->off[i], j->priv[i], tensor_bytes(t, i, s), err))
 				return err->code;
 		}
 		rc = j->ref.call(args, ints, j->ops->stream(j->refarea));
@@ -388,7 +395,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 			return KF_OK;
 		}
 	}
-	if (compute_expected(j, s, err) != KF_OK)
+	if (compute_expected(j, s, false, err) != KF_OK)
 		return err->code;
 	const void *ins[KF_MAX_TENSORS];
 	enum kf_dtype in_dt[KF_MAX_TENSORS];
@@ -572,21 +579,26 @@ struct side {
 	int inconsistent; /* samples where the runner's clock disagreed with ours */
 };
 
-/* Fresh input values (written in place when the area is host memory), poisoned outputs, then a
- * cache flush: the next call starts cold, on data it has never seen. hashes (candidate side)
- * remember the inputs so a write to them is noticed. */
+/* Fresh input values (drawn where the buffers live), poisoned outputs, then a cache flush: the
+ * next call starts cold, on data it has never seen. hashes (candidate side) remember the inputs
+ * so a write to them is noticed. */
 static int prepare_timed(struct judge *j, struct kf_area *a, const struct kf_shape *s, kf_rng *r, uint64_t *hashes,
 			 kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t n = kf_task_numel(t, i, s);
-		void *view = j->ops->host_view(a, j->off[i]);
-		void *dst = view ? view : j->scratch[i];
-		kf_tensor_fill(j->sampler, r, &t->tensors[i].dist, t->tensors[i].dtype, dst, n);
-		if (hashes)
-			hashes[i] = kf_tensor_hash(dst, tensor_bytes(t, i, s));
-		if (!view && j->ops->upload(a, j->off[i], dst, tensor_bytes(t, i, s), err) != KF_OK)
+		const struct kf_tensor *ten = &t->tensors[i];
+		if (j->ops->fill) {
+			if (j->ops->fill(a, j->off[i], ten->dtype, n, &ten->dist, kf_rng_next(r), err) != KF_OK)
+				return err->code;
+		} else {
+			void *view = j->ops->host_view(a, j->off[i]);
+			kf_tensor_fill(j->sampler, r, &ten->dist, ten->dtype, view ? view : j->scratch[i], n);
+			if (!view && j->ops->upload(a, j->off[i], j->scratch[i], tensor_bytes(t, i, s), err) != KF_OK)
+				return err->code;
+		}
+		if (hashes && j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
@@ -595,6 +607,37 @@ static int prepare_timed(struct judge *j, struct kf_area *a, const struct kf_sha
 	if (j->ops->flush(a, kf_rng_next(r), err) != KF_OK)
 		return err->code;
 	return j->ops->sync(a, err);
+}
+
+/* Full check of one timed call's outputs against the reference on the same inputs, which are
+ * copied where the judge's reference runs (device to device on a GPU). */
+static int verify_timed(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	bool oracle = oracle_shape(t, s);
+	for (int i = 0; i < t->n_inputs; i++) {
+		int rc = oracle ? j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err)
+				: j->ops->copy_from(j->refarea, j->off[i], j->area, j->off[i], tensor_bytes(t, i, s), err);
+		if (rc != KF_OK)
+			return err->code;
+	}
+	if (compute_expected(j, s, !oracle, err) != KF_OK)
+		return err->code;
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, s);
+		if (j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+		struct kf_cmp c;
+		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, t->tol[ten->dtype], &c);
+		if (!c.pass) {
+			reject(j, KF_V_WRONG_ANSWER,
+			       "output '%s'[%lld] = %.9g, expected %.9g; %lld of %lld elements wrong, max abs error %.3g %s",
+			       ten->name, (long long)c.first_bad, c.got, c.want, (long long)c.n_bad, (long long)n, c.max_abs, ctx);
+			return KF_OK;
+		}
+	}
+	return KF_OK;
 }
 
 /* One timed call of a side. For the candidate, every call is checked for untouched inputs and
@@ -613,7 +656,6 @@ static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter
 	struct kf_call_result res;
 	if (kf_runner_call(sd->r, j->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
-	int64_t t_done = kf_now_ns();
 	char ctx[512], shape[256];
 	describe_shape(t, s, shape, sizeof shape);
 	snprintf(ctx, sizeof ctx, "in timed iteration %d at bench shape %s", iter, shape);
@@ -636,30 +678,28 @@ static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter
 	if (!candidate)
 		return KF_OK;
 	for (int i = 0; i < t->n_inputs; i++) {
-		if (j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+		uint64_t now;
+		if (j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
 			return err->code;
-		if (kf_tensor_hash(j->priv[i], tensor_bytes(t, i, s)) != h[i]) {
+		if (now != h[i]) {
 			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
 			return KF_OK;
 		}
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		int64_t first, n = kf_task_numel(t, i, s);
-		if (j->ops->download(a, j->off[i], j->scratch[i], tensor_bytes(t, i, s), err) != KF_OK)
+		int64_t bad, n = kf_task_numel(t, i, s);
+		if (j->ops->count_poison(a, j->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
 			return err->code;
-		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, j->scratch[i], n, &first);
 		if (bad) {
-			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written (first at index %lld) %s",
-			       (long long)bad, (long long)n, t->tensors[i].name, (long long)first, ctx);
+			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
+			       (long long)bad, (long long)n, t->tensors[i].name, ctx);
 			return KF_OK;
 		}
 	}
-	/* Chosen after the call, so no candidate can know which outputs get checked; the inputs
-	 * were just read back into priv[] (and found untouched). */
+	/* Chosen after the call, so no candidate can know which outputs get checked. */
 	if (kf_rng_uniform(r) >= j->o->verify_fraction)
 		return KF_OK;
-	struct trial tr = { "timed", s, 0, NULL, false, false };
-	return check_outputs(j, &tr, ctx, t_done, err);
+	return verify_timed(j, s, ctx, err);
 }
 
 static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
@@ -765,6 +805,17 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 			"the reference ran faster than the task's min_runtime_ms at the bench shape: timings may be launch-bound"));
 	bool mem_bound = false;
 	double t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
+	for (int k = 0; k < KF_FTL_CONFIRMATIONS && t_ms * ftl_slack[j->b] < t_sol_ms && j->o->store; k++) {
+		if (!k) {
+			j->confirmed = *j->peaks;
+			j->confirmed.json = NULL;
+		}
+		if ((rc = kf_sol_confirm(j->o->store, j->b, &j->confirmed, err)) != KF_OK)
+			goto out;
+		j->peaks = &j->confirmed;
+		t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
+		cJSON_ReplaceItemInObject(res, "machine", cJSON_Duplicate(j->peaks->json, 1));
+	}
 	cJSON_AddNumberToObject(res, "time_ms", t_ms);
 	cJSON_AddNumberToObject(res, "ref_time_ms", ref_ms);
 	cJSON_AddNullToObject(res, "vendor_time_ms");
@@ -777,7 +828,7 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 	else
 		cJSON_AddNullToObject(res, "sol_score");
 	cJSON_AddStringToObject(res, "bound", mem_bound ? "memory" : "compute");
-	if (t_ms * KF_FTL_SLACK < t_sol_ms)
+	if (t_ms * ftl_slack[j->b] < t_sol_ms)
 		reject(j, KF_V_FASTER_THAN_LIGHT,
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
 		       t_ms, t_sol_ms, mem_bound ? "memory" : "compute", j->peaks->device);
@@ -897,6 +948,7 @@ out:
 	unload_trusted(&j.oracle);
 	free_buffers(&j);
 	kf_sampler_free(j.sampler);
+	kf_sol_peaks_free(&j.confirmed);
 	cJSON_Delete(j.trials);
 	cJSON_Delete(j.warnings);
 	cJSON_Delete(j.phases);
@@ -926,7 +978,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 		for (int i = 0; i < t->n_inputs; i++)
 			kf_tensor_fill(j.sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.priv[i],
 				       kf_task_numel(t, i, s));
-		if ((rc = compute_expected(&j, s, err)) != KF_OK)
+		if ((rc = compute_expected(&j, s, false, err)) != KF_OK)
 			break;
 		for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
 			const struct kf_tensor *ten = &t->tensors[i];

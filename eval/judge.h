@@ -27,6 +27,7 @@ struct kf_judge_opts {
 	int min_iters, max_iters; /* timed iterations per side */
 	double target_rse;        /* stop once both sides' relative standard error is below this */
 	double verify_fraction;   /* share of timed iterations whose output is fully checked */
+	struct kf_store *store;   /* optional: lets measured ceilings be confirmed (kf_sol_confirm) */
 };
 
 void kf_judge_opts_default(struct kf_judge_opts *o);

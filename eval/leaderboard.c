@@ -40,29 +40,38 @@ const struct kf_lb_formula kf_lb_formulas[KF_LB_N_FORMULAS] = {
 /* Verdicts by how far a candidate got through the judge, best first: a verdict reached later says
  * more about the kernel. A name this build does not know ranks after all of these. */
 static const enum kf_verdict progress_order[] = {
-	KF_V_OK,	     KF_V_FASTER_THAN_LIGHT, KF_V_NONDETERMINISTIC, KF_V_WRONG_ANSWER,
-	KF_V_UNWRITTEN_OUTPUT, KF_V_TRIVIAL_OUTPUT,    KF_V_INPUTS_MODIFIED,  KF_V_TIMEOUT,
-	KF_V_CPU_TIMEOUT,      KF_V_MEMORY_LIMIT,      KF_V_RUNTIME_ERROR,    KF_V_CRASH,
-	KF_V_SANDBOX_VIOLATION, KF_V_LINK_ERROR,       KF_V_COMPILE_ERROR,    KF_V_COMPILE_TIMEOUT,
-	KF_V_POLICY_VIOLATION, KF_V_INTERNAL_ERROR,
+	KF_V_OK,
+	/* passed correctness, failed a later check */
+	KF_V_FASTER_THAN_LIGHT, KF_V_NONDETERMINISTIC,
+	/* ran to the end, wrong outputs */
+	KF_V_WRONG_ANSWER, KF_V_UNWRITTEN_OUTPUT, KF_V_TRIVIAL_OUTPUT, KF_V_INPUTS_MODIFIED,
+	/* ran, did not finish */
+	KF_V_TIMEOUT, KF_V_CPU_TIMEOUT, KF_V_MEMORY_LIMIT, KF_V_RUNTIME_ERROR, KF_V_CRASH, KF_V_SANDBOX_VIOLATION,
+	/* never ran */
+	KF_V_LINK_ERROR, KF_V_COMPILE_ERROR, KF_V_COMPILE_TIMEOUT, KF_V_POLICY_VIOLATION,
+	KF_V_INTERNAL_ERROR,
 };
 #define N_PROGRESS ((int)(sizeof progress_order / sizeof progress_order[0]))
 #define VERDICT_OK "ok"
 
-/* Latest evaluation of each candidate on each device, with the candidate's identity. Lists arrive
+/* Latest evaluation of each candidate on each device, with the candidate's identity. The stored result
+ * is parsed once per evaluation (`facts`: device, CUDA driver and runtime versions, IQR). Lists arrive
  * as JSON arrays (?1 runs, ?2 tasks) so one statement serves any number of filters. */
 static const char load_sql[] =
 	"WITH ev AS ("
-	"  SELECT e.*, COALESCE(CAST(json_extract(e.details, '$.machine.device') AS TEXT), '" KF_LB_UNKNOWN_DEVICE
-	"') AS device"
+	"  SELECT e.*, json_extract(e.details, '$.machine.device', '$.machine.driver_version',"
+	"   '$.machine.runtime_version', '$.timing.candidate.iqr_ms') AS facts"
 	"  FROM evaluations e),"
+	" dev AS ("
+	"  SELECT ev.*, COALESCE(CAST(json_extract(ev.facts, '$[0]') AS TEXT), '" KF_LB_UNKNOWN_DEVICE "') AS device"
+	"  FROM ev),"
 	" latest AS ("
-	"  SELECT ev.*, ROW_NUMBER() OVER (PARTITION BY ev.candidate_id, ev.device ORDER BY ev.id DESC) AS rn"
-	"  FROM ev)"
+	"  SELECT dev.*, ROW_NUMBER() OVER (PARTITION BY dev.candidate_id, dev.device ORDER BY dev.id DESC) AS rn"
+	"  FROM dev)"
 	" SELECT c.id, l.id, c.run_id, c.submitter, c.task, c.backend, l.device, l.verdict, l.reason,"
 	"  c.source_hash, c.task_hash, l.compile_key, l.compiler,"
-	"  json_extract(l.details, '$.machine.driver_version'), json_extract(l.details, '$.machine.runtime_version'),"
-	"  l.time_ms, l.ref_time_ms, l.vendor_time_ms, json_extract(l.details, '$.timing.candidate.iqr_ms'),"
+	"  json_extract(l.facts, '$[1]'), json_extract(l.facts, '$[2]'),"
+	"  l.time_ms, l.ref_time_ms, l.vendor_time_ms, json_extract(l.facts, '$[3]'),"
 	"  l.t_sol_ms, l.sol_fraction, l.sol_score, length(CAST(c.source AS BLOB))"
 	" FROM latest l JOIN candidates c ON c.id = l.candidate_id"
 	" WHERE l.rn = 1"

@@ -24,6 +24,11 @@ struct kf_peaks {
  * the store each time. */
 int kf_sol_peaks(struct kf_store *s, enum kf_backend b, int device, struct kf_peaks *out, kf_err *err);
 void kf_sol_peaks_free(struct kf_peaks *p);
+/* Measured ceilings are only estimates: one taken while the machine was busy sits low, and an
+ * honest kernel would then look faster than light. Before such a verdict the judge calls this
+ * to measure again now; each ceiling becomes the higher of the two, and the store keeps it.
+ * Datasheet ceilings (devices) are left as they are. */
+int kf_sol_confirm(struct kf_store *s, enum kf_backend b, struct kf_peaks *p, kf_err *err);
 
 /* t_SOL in seconds at a shape; *memory_bound says which term set it. */
 double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,

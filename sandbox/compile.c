@@ -27,6 +27,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/csource.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "sandbox/jail.h"
@@ -154,9 +155,12 @@ static const char *skip_ws(const char *p)
 	return p;
 }
 
-/* Returns NULL when every include names a plain relative or system header. */
-static const char *bad_include(const char *src, char *why, size_t len)
+/* Returns NULL when every include names a plain relative or system header. Comments are
+ * blanked first; string literals are kept (an .incbin hides inside an asm string). */
+static const char *bad_include(const char *text, size_t text_len, char *why, size_t len)
 {
+	char *src = kf_csource_blank(text, text_len, false);
+	const char *bad = NULL;
 	static const char *const directives[] = { "include", "include_next", "import", "embed" };
 	int line = 1;
 	for (const char *p = src; *p; p++) {
@@ -176,7 +180,8 @@ static const char *bad_include(const char *src, char *why, size_t len)
 			}
 			if (q && *q != '<' && *q != '"') {
 				snprintf(why, len, "line %d: computed #include is not allowed", line);
-				return why;
+				bad = why;
+				break;
 			}
 		} else if (!strncmp(p, "__has_include", 13)) {
 			q = skip_ws(p + 13);
@@ -186,7 +191,8 @@ static const char *bad_include(const char *src, char *why, size_t len)
 				q = NULL;
 		} else if (!strncmp(p, ".incbin", 7) || !strncmp(p, ".include", 8)) {
 			snprintf(why, len, "line %d: assembler file inclusion (.incbin/.include) is not allowed", line);
-			return why;
+			bad = why;
+			break;
 		}
 		if (!q)
 			continue;
@@ -199,10 +205,12 @@ static const char *bad_include(const char *src, char *why, size_t len)
 		if (q[1] == '/' || memmem(q + 1, n, "..", 2)) {
 			snprintf(why, len, "line %d: #include of '%.*s' is not allowed (absolute or parent-relative path)",
 				 line, (int)(n < 200 ? n : 200), q + 1);
-			return why;
+			bad = why;
+			break;
 		}
 	}
-	return NULL;
+	free(src);
+	return bad;
 }
 
 /* ---- the jail ---- */
@@ -542,7 +550,7 @@ int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_
 	}
 
 	char why[300];
-	if (bad_include(req->source, why, sizeof why)) {
+	if (bad_include(req->source, req->source_len, why, sizeof why)) {
 		res->verdict = KF_V_COMPILE_ERROR;
 		snprintf(res->reason, sizeof res->reason, "refused before compiling: %s", why);
 		res->log = kf_xstrdup(why);

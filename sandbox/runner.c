@@ -137,7 +137,7 @@ static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt,
 }
 
 /* A runner that reported something before ending. */
-static void classify_msg(const struct kf_msg *m, int phase_hint, struct kf_call_result *res)
+static void classify_msg(const struct kf_msg *m, struct kf_call_result *res)
 {
 	char name[64];
 	switch (m->type) {
@@ -147,7 +147,7 @@ static void classify_msg(const struct kf_msg *m, int phase_hint, struct kf_call_
 		break;
 	case KF_MSG_MEMORY:
 		died(res, KF_V_MEMORY_LIMIT, "an allocation of %llu bytes %s exceeded the runner's memory cap",
-		     (unsigned long long)m->bytes, phase_name(phase_hint));
+		     (unsigned long long)m->bytes, phase_name(m->rc));
 		break;
 	case KF_MSG_LOAD_ERROR:
 		died(res, KF_V_RUNTIME_ERROR, "the candidate could not be run: %.200s", m->text);
@@ -221,7 +221,7 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 		return -1;
 	}
 	if (m->type != want) {
-		classify_msg(m, phase, res);
+		classify_msg(m, res);
 		kill_tree(r);
 		reap(r, &(int){ 0 });
 		return -1;

@@ -80,6 +80,7 @@ void kf_runner_report_memory(size_t bytes)
 	memset(&m, 0, sizeof m);
 	m.magic = KF_PROTO_MAGIC;
 	m.type = KF_MSG_MEMORY;
+	m.rc = g_phase;
 	m.bytes = bytes;
 	send_msg(&m);
 	syscall(SYS_exit_group, KF_RUNNER_EXIT_MEMORY);

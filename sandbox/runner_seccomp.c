@@ -11,7 +11,7 @@
 
 /* Calls a kernel needs after the runner is set up: memory, signals, time, threads, pipes. */
 static const int base_allow[] = {
-	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(close), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
+	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(close), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
 	SCMP_SYS(lseek), SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(munmap), SCMP_SYS(brk),
 	SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
 	SCMP_SYS(sigaltstack), SCMP_SYS(sched_yield), SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep),

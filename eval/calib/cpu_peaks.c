@@ -1,7 +1,8 @@
 /* CPU ceilings for speed of light, compiled at run time with the candidates' own flags
  * (-O3 -march=native -fopenmp) so they use the same instructions a candidate can.
- * kf_calib_bandwidth: best streaming rate over a copy and a read-only sum (bytes moved per
- *   second, reads + writes), so neither pattern's quirks set the ceiling too low.
+ * kf_calib_bandwidth: best streaming rate over a copy, a STREAM triad and a read-only sum (bytes
+ *   moved per second, reads + writes), so no one pattern's quirks (write-allocate traffic the
+ *   count does not see) set the ceiling too low.
  * kf_calib_fp32_flops: best fused multiply-add rate over all cores (flop/s). */
 #include <omp.h>
 #include <stdlib.h>
@@ -26,12 +27,14 @@ double kf_calib_bandwidth(void)
 {
 	size_t n = CALIB_COPY_BYTES / sizeof(float);
 	float *a = aligned_alloc(64, CALIB_COPY_BYTES), *b = aligned_alloc(64, CALIB_COPY_BYTES);
-	if (!a || !b)
+	float *c = aligned_alloc(64, CALIB_COPY_BYTES);
+	if (!a || !b || !c)
 		return 0;
 #pragma omp parallel for schedule(static)
 	for (size_t i = 0; i < n; i++) {
 		a[i] = 0;
 		b[i] = (float)i;
+		c[i] = 1;
 	}
 	double best = 0;
 	for (int r = 0; r < CALIB_REPS; r++) {
@@ -42,6 +45,13 @@ double kf_calib_bandwidth(void)
 		double t = omp_get_wtime() - t0;
 		if (t > 0 && 2.0 * CALIB_COPY_BYTES / t > best)
 			best = 2.0 * CALIB_COPY_BYTES / t;
+		t0 = omp_get_wtime();
+#pragma omp parallel for schedule(static)
+		for (size_t i = 0; i < n; i++)
+			a[i] = b[i] + 3.0f * c[i];
+		t = omp_get_wtime() - t0;
+		if (t > 0 && 3.0 * CALIB_COPY_BYTES / t > best)
+			best = 3.0 * CALIB_COPY_BYTES / t;
 		float sum = 0;
 		t0 = omp_get_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : sum)
@@ -55,6 +65,7 @@ double kf_calib_bandwidth(void)
 	(void)sink;
 	free(a);
 	free(b);
+	free(c);
 	return best;
 }
 

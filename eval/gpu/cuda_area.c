@@ -17,14 +17,19 @@
 #include "common/buf.h"
 #include "eval/area.h"
 #include "eval/cuda_shared.h"
+#include "eval/gpu/cuda_kernels.h"
 #include "eval/tensor.h"
 
 #define KF_CUDA_COPY_BYTES (1ull << 30) /* the device-to-device copy ceiling is measured on 1 GiB */
 #define KF_CUDA_COPY_REPS 10
 #define KF_CUDA_FLUSH_FACTOR 2          /* flush buffer = 2 x L2 (DESIGN.md §6) */
 
+_Static_assert((int)KF_CUDA_BF16 == (int)KF_DTYPE_BF16 && (int)KF_CUDA_I32 == (int)KF_DTYPE_I32, "dtype codes must match");
+_Static_assert((int)KF_CUDA_DIST_TIES == (int)KF_DIST_TIES && (int)KF_CUDA_DIST_INT == (int)KF_DIST_INT, "dist codes must match");
+
 struct kf_area {
 	int device;
+	unsigned long long *scratch; /* one device word for reductions */
 	size_t bytes;
 	char *dev;
 	int fd;
@@ -53,7 +58,9 @@ static int area_create(size_t bytes, int device, struct kf_area **out, kf_err *e
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device)) != cudaSuccess)
 		goto cuda_error;
 	a->flush_len = (size_t)l2 * KF_CUDA_FLUSH_FACTOR;
-	if ((e = cudaMalloc(&a->flush, a->flush_len)) != cudaSuccess || (e = cudaIpcGetMemHandle(&h, a->dev)) != cudaSuccess)
+	if ((e = cudaMalloc(&a->flush, a->flush_len)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&a->scratch, sizeof *a->scratch)) != cudaSuccess ||
+	    (e = cudaIpcGetMemHandle(&h, a->dev)) != cudaSuccess)
 		goto cuda_error;
 	struct kf_cuda_shared sh = { .magic = KF_CUDA_SHARED_MAGIC, .bytes = bytes };
 	memcpy(sh.ipc_handle, &h, sizeof h);
@@ -72,6 +79,7 @@ fail:
 		close(a->fd);
 	cudaFree(a->dev);
 	cudaFree(a->flush);
+	cudaFree(a->scratch);
 	if (a->stream)
 		cudaStreamDestroy(a->stream);
 	free(a);
@@ -85,6 +93,7 @@ static void area_destroy(struct kf_area *a)
 	cudaStreamSynchronize(a->stream);
 	cudaFree(a->dev);
 	cudaFree(a->flush);
+	cudaFree(a->scratch);
 	cudaStreamDestroy(a->stream);
 	close(a->fd);
 	free(a);
@@ -121,6 +130,37 @@ static int area_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n
 	CUresult r = kf_dtype_size(d) == 2 ? cuMemsetD16((CUdeviceptr)(a->dev + off), KF_POISON_16, (size_t)n)
 					   : cuMemsetD32((CUdeviceptr)(a->dev + off), KF_POISON_F32, (size_t)n);
 	return r == CUDA_SUCCESS ? KF_OK : kf_errf(err, KF_EINTERNAL, "poisoning outputs on the GPU failed (CUresult %d)", r);
+}
+
+static int area_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
+		     uint64_t seed, kf_err *err)
+{
+	struct kf_cuda_dist cd = { (int)dist->kind, dist->a, dist->b, dist->levels };
+	cudaError_t e = kf_cuda_fill(a->dev + off, (int)d, n, cd, seed, a->stream);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "drawing inputs on the GPU", e);
+}
+
+static int area_hash(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err)
+{
+	unsigned long long h = 0;
+	cudaError_t e = kf_cuda_hash(a->dev + off, (int64_t)bytes, a->scratch, &h, a->stream);
+	*out = h;
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "hashing inputs on the GPU", e);
+}
+
+static int area_count_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err)
+{
+	unsigned long long c = 0;
+	cudaError_t e = kf_cuda_count_poison(a->dev + off, (int)kf_dtype_size(d), n, a->scratch, &c, a->stream);
+	*out = (int64_t)c;
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "checking outputs on the GPU", e);
+}
+
+static int area_copy_from(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,
+			  kf_err *err)
+{
+	cudaError_t e = cudaMemcpy(dst->dev + dst_off, src->dev + src_off, bytes, cudaMemcpyDeviceToDevice);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying inputs on the GPU", e);
 }
 
 static void *area_stream(struct kf_area *a) { return a->stream; }
@@ -295,6 +335,10 @@ static const struct kf_area_ops cuda_ops = {
 	.upload = area_upload,
 	.download = area_download,
 	.poison = area_poison,
+	.fill = area_fill,
+	.hash = area_hash,
+	.count_poison = area_count_poison,
+	.copy_from = area_copy_from,
 	.stream = area_stream,
 	.sync = area_sync,
 	.flush = area_flush,

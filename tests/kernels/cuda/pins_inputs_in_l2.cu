@@ -9,14 +9,21 @@ __global__ static void add(const float *x, const float *y, float *out, int n)
 
 extern "C" int kf_launch(const float *x, const float *y, float *out, int n, cudaStream_t stream)
 {
-	cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 32u << 20);
+	int dev = 0, persist = 0, window = 0;
+	cudaGetDevice(&dev);
+	cudaDeviceGetAttribute(&persist, cudaDevAttrMaxPersistingL2CacheSize, dev);
+	cudaDeviceGetAttribute(&window, cudaDevAttrMaxAccessPolicyWindowSize, dev);
+	if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)persist) != cudaSuccess)
+		return 1;
+	size_t bytes = (size_t)n * sizeof(float);
 	cudaStreamAttrValue attr = {};
 	attr.accessPolicyWindow.base_ptr = (void *)x;
-	attr.accessPolicyWindow.num_bytes = (size_t)n * sizeof(float) < (32u << 20) ? (size_t)n * sizeof(float) : (32u << 20);
+	attr.accessPolicyWindow.num_bytes = bytes < (size_t)window ? bytes : (size_t)window;
 	attr.accessPolicyWindow.hitRatio = 1.0f;
 	attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
 	attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-	cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr);
+	if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess)
+		return 1;
 	add<<<1024, 256, 0, stream>>>(x, y, out, n);
 	return 0;
 }

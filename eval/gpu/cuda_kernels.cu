@@ -1,0 +1,108 @@
+/* The CUDA judge's own kernels: fresh inputs drawn on the device (a counter-based generator,
+ * so no state and any order of threads gives the same values), an order-independent content
+ * hash to notice writes to inputs, and a count of poisoned (never written) elements. Used by
+ * the timing loop so gigabytes of inputs never cross PCIe. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "eval/gpu/cuda_kernels.h"
+
+#define THREADS 256
+#define MAX_BLOCKS 4096
+
+__device__ static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+__device__ static double unit(uint64_t bits) { return (double)(bits >> 11) * 0x1.0p-53; }
+
+__device__ static float draw(const struct kf_cuda_dist d, uint64_t seed, uint64_t i)
+{
+	uint64_t b1 = mix(seed + i * 0x9e3779b97f4a7c15ULL), b2 = mix(b1 ^ 0x632be59bd9b4e019ULL);
+	double u = unit(b1);
+	switch (d.kind) {
+	case KF_CUDA_DIST_NORMAL: {
+		double r = sqrt(-2.0 * log(u > 1e-300 ? u : 1e-300));
+		return (float)(d.a + d.b * r * cospi(2.0 * unit(b2)));
+	}
+	case KF_CUDA_DIST_UNIFORM:
+		return (float)(d.a + (d.b - d.a) * u);
+	case KF_CUDA_DIST_TIES: {
+		int level = min((int)(u * d.levels), d.levels - 1);
+		double v = d.a + (d.b - d.a) * level / (d.levels - 1);
+		return (float)(v + (unit(b2) - 0.5) * 2e-3 * fmax(fabs(v), 1.0));
+	}
+	default:
+		return (float)floor(d.a + (d.b - d.a + 1) * u);
+	}
+}
+
+__global__ static void fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist d, uint64_t seed)
+{
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+		float v = draw(d, seed, (uint64_t)i);
+		switch (dtype) {
+		case KF_CUDA_F32: ((float *)dst)[i] = v; break;
+		case KF_CUDA_BF16: ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(v); break;
+		case KF_CUDA_F16: ((__half *)dst)[i] = __float2half_rn(v); break;
+		default: ((int32_t *)dst)[i] = (int32_t)v; break;
+		}
+	}
+}
+
+/* Sum over 8-byte words of mix(word ^ index): any changed word changes it, order does not. */
+__global__ static void hash(const unsigned char *src, int64_t bytes, unsigned long long *out)
+{
+	unsigned long long acc = 0;
+	int64_t words = bytes / 8;
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < words; i += (int64_t)gridDim.x * blockDim.x)
+		acc += mix(((const uint64_t *)src)[i] ^ (uint64_t)i * 0x9e3779b97f4a7c15ULL);
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		for (int64_t k = words * 8; k < bytes; k++)
+			acc += mix(src[k] + (uint64_t)k);
+	atomicAdd(out, acc);
+}
+
+__global__ static void count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *out)
+{
+	unsigned long long c = 0;
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+		c += elem_bytes == 2 ? ((const uint16_t *)src)[i] == KF_CUDA_POISON_16
+				     : ((const uint32_t *)src)[i] == KF_CUDA_POISON_32;
+	if (c)
+		atomicAdd(out, c);
+}
+
+static int blocks_for(int64_t n)
+{
+	int64_t b = (n + THREADS - 1) / THREADS;
+	return (int)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
+}
+
+extern "C" int kf_cuda_fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist d, uint64_t seed, cudaStream_t s)
+{
+	fill<<<blocks_for(n), THREADS, 0, s>>>(dst, dtype, n, d, seed);
+	return cudaGetLastError();
+}
+
+extern "C" int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, unsigned long long *out,
+			    cudaStream_t s)
+{
+	cudaMemsetAsync(scratch, 0, sizeof *scratch, s);
+	hash<<<blocks_for(bytes / 8), THREADS, 0, s>>>((const unsigned char *)src, bytes, scratch);
+	cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);
+	return cudaStreamSynchronize(s);
+}
+
+extern "C" int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *scratch,
+				    unsigned long long *out, cudaStream_t s)
+{
+	cudaMemsetAsync(scratch, 0, sizeof *scratch, s);
+	count_poison<<<blocks_for(n), THREADS, 0, s>>>(src, elem_bytes, n, scratch);
+	cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);
+	return cudaStreamSynchronize(s);
+}

@@ -1,0 +1,35 @@
+/* The CUDA judge's helper kernels (cuda_kernels.cu), callable from C. Return a cudaError_t. */
+#ifndef KF_CUDA_KERNELS_H
+#define KF_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "eval/tensor.h"
+
+/* Same codes as enum kf_dtype and enum kf_dist_kind, spelled out for the .cu side. */
+enum { KF_CUDA_F32 = 0, KF_CUDA_BF16 = 1, KF_CUDA_F16 = 2, KF_CUDA_I32 = 3 };
+enum { KF_CUDA_DIST_NORMAL = 0, KF_CUDA_DIST_UNIFORM = 1, KF_CUDA_DIST_TIES = 2, KF_CUDA_DIST_INT = 3 };
+#define KF_CUDA_POISON_32 KF_POISON_F32
+#define KF_CUDA_POISON_16 KF_POISON_16
+
+struct kf_cuda_dist {
+	int kind;
+	double a, b;
+	int levels;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+int kf_cuda_fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist d, uint64_t seed, cudaStream_t s);
+int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, unsigned long long *out,
+		 cudaStream_t s);
+int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *scratch,
+			 unsigned long long *out, cudaStream_t s);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -120,8 +120,8 @@ $(BUILD)/obj/eval/gpu/cuda_kernels.o: eval/gpu/cuda_kernels.cu eval/gpu/cuda_ker
 
 $(CUDA_LIBKF): eval/gpu/cuda_area.c $(BUILD)/obj/eval/gpu/cuda_kernels.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $^ \
-		$(CUDA_RPATH) -lcudart -L$(CUDA_HOME)/lib64/stubs -lcuda
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $(filter %.c %.o,$^) \
+		$(CUDA_RPATH) -lcudart -lstdc++ -L$(CUDA_HOME)/lib64/stubs -lcuda
 endif
 
 # Tests run against the tree they were built from; each run gets a fresh compile cache.

@@ -51,5 +51,7 @@ done
 kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c --json > "$out/cpu_vector_add.json" 2>&1
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1
+# The device tool brings back at most 8 files: everything else travels in one archive.
+(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.err ./*.log 2>/dev/null)
 echo "==== summary"
 cat "$table"

@@ -113,22 +113,33 @@ static void *area_host_view(struct kf_area *a, size_t off)
 	return NULL;
 }
 
+/* Every operation runs on the area's own stream and waits for it: the stream does not order
+ * itself after the legacy default stream (it is non-blocking), so nothing may be left half done
+ * when the next step, a kernel on that stream or another process's call, starts. */
 static int area_upload(struct kf_area *a, size_t off, const void *src, size_t bytes, kf_err *err)
 {
-	cudaError_t e = cudaMemcpy(a->dev + off, src, bytes, cudaMemcpyHostToDevice);
+	cudaError_t e = cudaMemcpyAsync(a->dev + off, src, bytes, cudaMemcpyHostToDevice, a->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(a->stream);
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying inputs to the GPU", e);
 }
 
 static int area_download(struct kf_area *a, size_t off, void *dst, size_t bytes, kf_err *err)
 {
-	cudaError_t e = cudaMemcpy(dst, a->dev + off, bytes, cudaMemcpyDeviceToHost);
+	cudaError_t e = cudaMemcpyAsync(dst, a->dev + off, bytes, cudaMemcpyDeviceToHost, a->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(a->stream);
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying outputs from the GPU", e);
 }
 
 static int area_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, kf_err *err)
 {
-	CUresult r = kf_dtype_size(d) == 2 ? cuMemsetD16((CUdeviceptr)(a->dev + off), KF_POISON_16, (size_t)n)
-					   : cuMemsetD32((CUdeviceptr)(a->dev + off), KF_POISON_F32, (size_t)n);
+	CUdeviceptr p = (CUdeviceptr)(a->dev + off);
+	CUstream s = (CUstream)a->stream;
+	CUresult r = kf_dtype_size(d) == 2 ? cuMemsetD16Async(p, KF_POISON_16, (size_t)n, s)
+					   : cuMemsetD32Async(p, KF_POISON_F32, (size_t)n, s);
+	if (r == CUDA_SUCCESS)
+		r = cuStreamSynchronize(s);
 	return r == CUDA_SUCCESS ? KF_OK : kf_errf(err, KF_EINTERNAL, "poisoning outputs on the GPU failed (CUresult %d)", r);
 }
 
@@ -137,6 +148,8 @@ static int area_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, 
 {
 	struct kf_cuda_dist cd = { (int)dist->kind, dist->a, dist->b, dist->levels };
 	cudaError_t e = kf_cuda_fill(a->dev + off, (int)d, n, cd, seed, a->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(a->stream);
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "drawing inputs on the GPU", e);
 }
 
@@ -159,7 +172,9 @@ static int area_count_poison(struct kf_area *a, size_t off, enum kf_dtype d, int
 static int area_copy_from(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,
 			  kf_err *err)
 {
-	cudaError_t e = cudaMemcpy(dst->dev + dst_off, src->dev + src_off, bytes, cudaMemcpyDeviceToDevice);
+	cudaError_t e = cudaMemcpyAsync(dst->dev + dst_off, src->dev + src_off, bytes, cudaMemcpyDeviceToDevice, dst->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(dst->stream);
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying inputs on the GPU", e);
 }
 

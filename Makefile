@@ -126,11 +126,11 @@ endif
 
 # Tests run against the tree they were built from; each run gets a fresh compile cache.
 test: all $(TESTS)
-	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(CURDIR)/$(BUILD)/test-cache ./$(TESTS) --jobs 2
+	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(abspath $(BUILD))/test-cache $(abspath $(TESTS)) --jobs 2
 
 # GPU tests skip themselves, with a message, where no GPU is present.
 test-gpu: all $(GPU_TESTS)
-	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(CURDIR)/$(BUILD)/test-cache ./$(GPU_TESTS) --jobs 1
+	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(abspath $(BUILD))/test-cache $(abspath $(GPU_TESTS)) --jobs 1
 
 test-asan:
 	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" \

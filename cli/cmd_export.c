@@ -74,11 +74,12 @@ int kf_cmd_export(int argc, char **argv)
 	struct kf_lb_query q = { .run_ids = run ? &run : NULL, .n_run_ids = run ? 1 : 0 };
 	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
+	if (lb->n_evals == 0 && run) {
+		kf_errf(&err, KF_EINPUT, "no evaluated candidate of run %lld in %s", (long long)run, kf_cli_db_path(db));
+		goto fail;
+	}
 	if (lb->n_evals == 0) {
-		if (run)
-			kf_errf(&err, KF_EINPUT, "no evaluated candidate of run %lld in %s", (long long)run, kf_cli_db_path(db));
-		else
-			kf_errf(&err, KF_EINPUT, "the database %s holds no evaluated candidate", kf_cli_db_path(db));
+		kf_errf(&err, KF_EINPUT, "the database %s holds no evaluated candidate", kf_cli_db_path(db));
 		goto fail;
 	}
 	if (kf_report_export(store, lb, dir, &n_files, &err) != KF_OK)

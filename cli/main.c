@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: kforge <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'kforge <command> --help' describes a command's options.\n"
 		   "Exit codes: 0 ok, 1 candidate rejected, 2 usage or input error, 3 internal error.\n");
 }

@@ -34,7 +34,7 @@ const struct kf_lb_formula kf_lb_formulas[KF_LB_N_FORMULAS] = {
 		       "c = correct ones (C(n-c, k) = 0 when n-c < k; a task with n = 0 scores 0); pass@1 = mean "
 		       "of c/n; k = the fewest candidates of any task the source attempted" },
 	{ "tokens_cost", "sums of tokens (in + out) and cost_usd over the agent requests of the source's runs; "
-			 "null for manual submissions" },
+			 "null for manual submissions; cost is null when a finished request has no price" },
 };
 
 /* Verdicts by how far a candidate got through the judge, best first: a verdict reached later says
@@ -92,11 +92,13 @@ enum load_col {
 static const char usage_table_sql[] =
 	"SELECT count(*) FROM sqlite_master m, pragma_table_info(m.name) p"
 	" WHERE m.type = 'table' AND m.name = 'requests'"
-	"  AND p.name IN ('run_id', 'tokens_in', 'tokens_out', 'cost_usd')";
-#define USAGE_COLUMNS 4
+	"  AND p.name IN ('run_id', 'status', 'tokens_in', 'tokens_out', 'cost_usd')";
+#define USAGE_COLUMNS 5
+/* A cost that leaves out an unpriced request would look complete: then there is no cost at all. */
 static const char usage_sql[] =
-	"SELECT sum(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)), sum(cost_usd) FROM requests"
-	" WHERE run_id IN (SELECT value FROM json_each(?1))";
+	"SELECT sum(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)),"
+	"  CASE WHEN sum(status = 'done' AND cost_usd IS NULL) > 0 THEN NULL ELSE sum(cost_usd) END"
+	" FROM requests WHERE run_id IN (SELECT value FROM json_each(?1))";
 
 static int db_fail(sqlite3 *db, kf_err *err, const char *what)
 {
@@ -571,10 +573,10 @@ static int build_group(sqlite3 *db, bool usage, struct kf_lb_group *g, struct kf
 				at++;
 			fill_row(&g->rows[g->n_rows++], source, &g->cells[c], &evs[start], at - start);
 		}
-		summarize(rows, g->n_cells, &g->summaries[g->n_summaries]);
-		if (usage && add_usage(db, &evs[source_start], at - source_start, &g->summaries[g->n_summaries], err) != KF_OK)
+		struct kf_lb_summary *sum = &g->summaries[g->n_summaries++];
+		summarize(rows, g->n_cells, sum);
+		if (usage && add_usage(db, &evs[source_start], at - source_start, sum, err) != KF_OK)
 			return err->code;
-		g->n_summaries++;
 	}
 	return KF_OK;
 }

@@ -25,6 +25,10 @@
 #define CELL_GAP 20.0
 #define LABEL_ANGLE_DEG (-35.0)
 #define Y_TICKS 4 /* gridlines at 0, 1/4, ... 1 */
+#define TEXT_GAP 6.0      /* between an axis and its labels */
+#define TEXT_BASELINE 4.0 /* lowers a label's baseline to centre 11px text on its gridline */
+#define X_LABEL_DROP 16.0 /* from the x axis down to the tick labels' baseline */
+#define CELL_LABEL_DROP 14.0
 
 /* Tableau 10: distinguishable, colour-blind aware; sources cycle through it. */
 static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -141,7 +145,8 @@ static void summary_table(const struct kf_lb_group *g, kf_buf *b)
 	static const char *const after[] = { "geomean speedup", "mean SOL fraction", "mean SOL score", "pass@1",
 					     "pass@k", "k", "tokens", "cost (USD)" };
 	char name[FAST_P_NAME_MAX];
-	kf_buf_addf(b, "<h3>Summary (%d task%s in scope)</h3>\n<div class=\"scroll\"><table class=\"sortable summary\">\n<thead><tr>",
+	kf_buf_addf(b, "<h3>Summary (%d task%s in scope)</h3>\n"
+		       "<div class=\"scroll\"><table class=\"sortable summary\">\n<thead><tr>",
 		    g->n_cells, g->n_cells == 1 ? "" : "s");
 	th(b, "source", false);
 	th(b, "correct", true);
@@ -216,7 +221,8 @@ static void y_axis(kf_buf *b, double width, double plot_h)
 		double v = (double)t / Y_TICKS, y = CHART_TOP + (1.0 - v) * plot_h;
 		kf_buf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", CHART_LEFT, y,
 			    width - CHART_RIGHT, y);
-		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", CHART_LEFT - 6, y + 4, v);
+		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", CHART_LEFT - TEXT_GAP,
+			    y + TEXT_BASELINE, v);
 	}
 	kf_buf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", CHART_LEFT,
 		    CHART_TOP + plot_h, width - CHART_RIGHT, CHART_TOP + plot_h);
@@ -235,10 +241,10 @@ static void fast_p_chart(const struct kf_lb_group *g, kf_buf *b)
 	for (int p = 0; p < KF_LB_N_FAST_P; p++) {
 		x[p] = CHART_LEFT + kf_lb_fast_p_thresholds[p] / p_max * plot_w;
 		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>", x[p],
-			    CHART_TOP + plot_h + 16, kf_lb_fast_p_thresholds[p]);
+			    CHART_TOP + plot_h + X_LABEL_DROP, kf_lb_fast_p_thresholds[p]);
 	}
 	kf_buf_addf(b, "\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">p (speedup over the reference)</text>\n",
-		    CHART_LEFT + plot_w / 2, CHART_H - 6);
+		    CHART_LEFT + plot_w / 2, CHART_H - TEXT_GAP);
 	for (int s = 0; s < g->n_summaries; s++) {
 		const struct kf_lb_summary *sum = &g->summaries[s];
 		kf_buf_addf(b, "<polyline class=\"kf-line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
@@ -298,15 +304,15 @@ static void sol_chart(const struct kf_leaderboard *lb, const struct kf_lb_group 
 			sol_bar(b, r, label.data, s, x0 + s * (BAR_W + BAR_GAP), plot_h);
 			n_bars++;
 		}
-		double lx = x0 + (slot - CELL_GAP) / 2, ly = CHART_TOP + plot_h + 14;
+		double lx = x0 + (slot - CELL_GAP) / 2, ly = CHART_TOP + plot_h + CELL_LABEL_DROP;
 		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" transform=\"rotate(%g %.1f %.1f)\">", lx, ly,
 			    LABEL_ANGLE_DEG, lx, ly);
 		esc(b, label.data);
 		kf_buf_adds(b, "</text>\n");
 	}
 	if (n_bars == 0)
-		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">no correct kernel with a SOL fraction</text>\n", CHART_LEFT + 8,
-			    CHART_TOP + plot_h / 2);
+		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">no correct kernel with a SOL fraction</text>\n",
+			    CHART_LEFT + TEXT_GAP, CHART_TOP + plot_h / 2);
 	kf_buf_adds(b, "</svg>\n<figcaption>SOL fraction (t_SOL / time; 1 is the speed of light) of each source's "
 		       "selected kernel per task; no bar where no kernel is correct.</figcaption>\n</figure>\n");
 	kf_buf_free(&label);

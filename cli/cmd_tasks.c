@@ -84,11 +84,15 @@ int kf_cmd_tasks(int argc, char **argv)
 		kf_cli_print_json(arr);
 		cJSON_Delete(arr);
 	} else {
-		printf("%-22s %-5s %s\n", "task", "level", "CPU entry point");
+		int width = (int)strlen("task");
+		for (int i = 0; i < n; i++)
+			if ((int)strlen(ts[i]->name) > width)
+				width = (int)strlen(ts[i]->name);
+		printf("%-*s %-5s %s\n", width, "task", "level", "CPU entry point");
 		for (int i = 0; i < n; i++) {
 			kf_buf p = KF_BUF_INIT;
 			kf_abi_prototype(ts[i], KF_BACKEND_CPU, &p);
-			printf("%-22s %-5d %s\n", ts[i]->name, ts[i]->level, p.data ? p.data : "");
+			printf("%-*s %-5d %s\n", width, ts[i]->name, ts[i]->level, p.data ? p.data : "");
 			kf_buf_free(&p);
 		}
 		printf("%d tasks%s\n", n, check ? ", all well posed" : "");

@@ -202,7 +202,7 @@ Test(task, reads_matmul_fields_into_the_struct)
 	cr_expect_str_eq(t->reference[KF_BACKEND_CPU], "reference_kernels/cpu/matmul_bf16.c");
 	cr_expect_str_eq(t->stress[0].name, "large_magnitude");
 	cr_expect(t->stress[0].overrides[0] && t->stress[0].overrides[1] && !t->stress[0].overrides[2]);
-	cr_expect_eq(t->stress[0].dist[0].b, 100.0);
+	cr_expect_eq(t->stress[0].dist[0].b, 10.0);
 	kf_task_free(t);
 }
 

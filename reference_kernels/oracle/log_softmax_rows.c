@@ -1,0 +1,18 @@
+/* fp64 oracle for log_softmax_rows: out[r, c] = x[r, c] - max_r - log(sum_j exp(x[r, j] - max_r)). */
+#include <math.h>
+#include <stddef.h>
+
+int kf_oracle(const double *x, double *out, int rows, int cols)
+{
+	for (int r = 0; r < rows; r++) {
+		const double *xr = x + (size_t)r * cols;
+		double max = xr[0], sum = 0;
+		for (int c = 1; c < cols; c++)
+			max = fmax(max, xr[c]);
+		for (int c = 0; c < cols; c++)
+			sum += exp(xr[c] - max);
+		for (int c = 0; c < cols; c++)
+			out[(size_t)r * cols + c] = xr[c] - max - log(sum);
+	}
+	return 0;
+}

@@ -3,19 +3,58 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/buf.h"
 #include "db/store.h"
+#include "eval/leaderboard.h"
+#include "eval/report.h"
 
 static const char *const help_text =
 	"usage: kforge show ID [--db PATH] [--json]\n"
+	"       kforge show --run RUN_ID [--db PATH] [--json]\n"
 	"\n"
 	"Prints a recorded submission (task, backend, submitter, source hash) and every evaluation of it\n"
 	"with its verdict, reason and timings. With --json, the whole record as one JSON object,\n"
 	"including the source and each evaluation's full result.\n"
+	"With --run, prints an agent run's per-task summary instead: the selected kernel of each task with\n"
+	"its verdict, time, speedups and SOL, and the run's fast_p, pass@k, tokens and cost (the same\n"
+	"tables as `kforge leaderboard --run RUN_ID`).\n"
 	"\n"
-	"  --db PATH   database (default: $KFORGE_DB, else ./kforge.db)\n"
-	"  --json      print JSON\n"
+	"  --run RUN_ID a run's summary instead of a submission\n"
+	"  --db PATH    database (default: $KFORGE_DB, else ./kforge.db)\n"
+	"  --json       print JSON\n"
 	"\n"
-	"Example: kforge show 3 --json\n";
+	"Examples: kforge show 3 --json\n"
+	"          kforge show --run 1\n";
+
+static int parse_id(const char *text, const char *what, int64_t *out, kf_err *err)
+{
+	char *end;
+	long long id = strtoll(text, &end, 10);
+	if (*end || !*text || id <= 0)
+		return kf_errf(err, KF_EINPUT, "'%s' is not a %s (a positive integer)", text, what);
+	*out = id;
+	return KF_OK;
+}
+
+/* A run's per-task summary, through the leaderboard's selection and formulas. */
+static int show_run(struct kf_store *store, int64_t run, bool json, kf_err *err)
+{
+	struct kf_lb_query q = { .run_ids = &run, .n_run_ids = 1 };
+	struct kf_leaderboard *lb = NULL;
+	if (kf_leaderboard_build(store, &q, &lb, err) != KF_OK)
+		return err->code;
+	if (lb->n_groups == 0) {
+		kf_leaderboard_free(lb);
+		return kf_errf(err, KF_EINPUT, "run %lld has no evaluated candidate in this database", (long long)run);
+	}
+	struct kf_report_opts ro = { 0 };
+	kf_buf out = KF_BUF_INIT;
+	(json ? kf_report_json : kf_report_md)(lb, &ro, &out);
+	fputs(out.data ? out.data : "", stdout);
+	kf_buf_free(&out);
+	kf_leaderboard_free(lb);
+	return KF_OK;
+}
 
 static void print_human(const cJSON *c)
 {
@@ -44,9 +83,10 @@ static void print_human(const cJSON *c)
 
 int kf_cmd_show(int argc, char **argv)
 {
-	const char *db = NULL;
+	const char *db = NULL, *run = NULL;
 	bool json = false, help = false;
-	const struct kf_opt opts[] = { { "db", true, &db, NULL }, { "json", false, NULL, &json }, { NULL, false, NULL, NULL } };
+	const struct kf_opt opts[] = { { "db", true, &db, NULL }, { "run", true, &run, NULL }, { "json", false, NULL, &json },
+				       { NULL, false, NULL, NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };
@@ -56,17 +96,21 @@ int kf_cmd_show(int argc, char **argv)
 		fputs(help_text, stdout);
 		return KF_EXIT_OK;
 	}
-	if (n_pos != 1) {
-		kf_errf(&err, KF_EINPUT, "show needs one submission ID");
+	int64_t id = 0;
+	if (run ? n_pos != 0 : n_pos != 1)
+		kf_errf(&err, KF_EINPUT, run ? "show --run takes no submission ID" : "show needs one submission ID (or --run RUN_ID)");
+	else if (parse_id(run ? run : pos[0], run ? "run ID" : "submission ID", &id, &err) == KF_OK)
+		err.code = KF_OK;
+	if (err.code != KF_OK)
 		return kf_cli_fail(&err);
-	}
-	char *end;
-	long long id = strtoll(pos[0], &end, 10);
-	if (*end || id <= 0) {
-		kf_errf(&err, KF_EINPUT, "'%s' is not a submission ID (a positive integer)", pos[0]);
-		return kf_cli_fail(&err);
-	}
 	struct kf_store *store = NULL;
+	if (run) {
+		int rc = kf_store_open(kf_cli_db_path(db), &store, &err);
+		if (rc == KF_OK)
+			rc = show_run(store, id, json, &err);
+		kf_store_close(store);
+		return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
+	}
 	cJSON *c = NULL;
 	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
 		kf_store_close(store);

@@ -203,6 +203,18 @@ Test(cli, show_without_an_id_is_a_usage_error)
 	expect_input_error(args, NULL, "id");
 }
 
+Test(cli, show_of_a_run_with_no_evaluated_candidate_is_an_input_error)
+{
+	const char *args[] = { "show", "--run", "424242", "--db", db, NULL };
+	expect_input_error(args, NULL, "424242");
+}
+
+Test(cli, show_run_takes_no_submission_id_beside_it)
+{
+	const char *args[] = { "show", "3", "--run", "1", "--db", db, NULL };
+	expect_input_error(args, NULL, "--run");
+}
+
 /* ---- task specs ---- */
 
 /* Loads the real vector_add spec into task_spec, renamed to "x" so it can stand as level1/x.json. */

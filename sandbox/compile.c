@@ -91,16 +91,56 @@ static int find_compiler(enum kf_backend b, char *out, size_t len, kf_err *err)
 	return kf_errf(err, KF_EINTERNAL, "no C compiler '%s' on PATH", cc);
 }
 
-/* Path, size and mtime of the real binary: changes whenever the toolchain is upgraded. */
+/* The compiler's own version line ("gcc (Debian 12.2.0-14) 12.2.0", nvcc's "Cuda compilation
+ * tools, release 13.0, V13.0.48"), asked once per process and compiler. */
+static void compiler_version(const char *path, char *out, size_t len)
+{
+	static char cached_path[PATH_MAX], cached[200];
+	if (strcmp(cached_path, path) != 0) {
+		snprintf(cached_path, sizeof cached_path, "%s", path);
+		snprintf(cached, sizeof cached, "unknown version");
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) == 0) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				dup2(pfd[1], 1);
+				int null = open("/dev/null", O_WRONLY);
+				dup2(null, 2);
+				execl(path, path, "--version", (char *)NULL);
+				_exit(127);
+			}
+			close(pfd[1]);
+			char text[4096];
+			ssize_t n = pid > 0 ? read(pfd[0], text, sizeof text - 1) : -1;
+			close(pfd[0]);
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+			if (n > 0) {
+				text[n] = '\0';
+				char *line = strstr(text, "release");
+				if (line)
+					while (line > text && line[-1] != '\n')
+						line--;
+				else
+					line = text;
+				snprintf(cached, sizeof cached, "%.*s", (int)strcspn(line, "\n"), line);
+			}
+		}
+	}
+	snprintf(out, len, "%s", cached);
+}
+
+/* Version, path, size and mtime of the real binary: changes whenever the toolchain does. */
 static void compiler_identity(const char *path, char *out, size_t len)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], version[200];
 	struct stat st;
 	if (!realpath(path, real))
 		snprintf(real, sizeof real, "%s", path);
 	if (stat(real, &st) != 0)
 		memset(&st, 0, sizeof st);
-	snprintf(out, len, "%s (%lld bytes, mtime %lld)", real, (long long)st.st_size, (long long)st.st_mtime);
+	compiler_version(path, version, sizeof version);
+	snprintf(out, len, "%s (%s, %lld bytes, mtime %lld)", version, real, (long long)st.st_size, (long long)st.st_mtime);
 }
 
 /* -march=native makes the machine's CPU features part of the compile. */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: the CUDA reference check, `make test-gpu`'s binary, every example
-# kernel and every hostile CUDA kernel through `kforge submit --backend cuda`, then a short table.
-# Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device tool with
-# carry [".gpu"]:  bash bench/gpu-check.sh [--quick]
+# One call on the GPU machine: the CUDA reference checks (starter and suite), `make test-gpu`'s
+# binary (every CUDA example and hostile kernel through `kforge submit --backend cuda`), then a
+# short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
+# tool with carry [".gpu"]:  bash bench/gpu-check.sh [--quick] [--submit-all]
+#   --quick       skip the reference-kernel benchmarks
+#   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -20,14 +22,23 @@ row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 
-if [ "${1:-}" != "--quick" ] && [ -x .gpu/refcheck/cuda_refcheck ]; then
+quick=0 submit_all=0
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	--submit-all) submit_all=1 ;;
+	esac
+done
+
+if [ $quick = 0 ] && [ -x .gpu/refcheck/cuda_refcheck ]; then
 	bash bench/cuda_refcheck.sh --run-only > "$out/refcheck.log" 2>&1
-	row "reference kernels (bench/cuda_refcheck)" "exit $?" "" "see refcheck.log"
+	row "reference kernels (bench/cuda_refcheck)" "exit $?" "" "$(tail -1 "$out/refcheck.log")"
 fi
 
 if [ -x build/kforge-gpu-tests ]; then
-	kf build/kforge-gpu-tests --jobs 1 > "$out/test-gpu.log" 2>&1
+	kf build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
 	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
+	grep -E '^\[(FAIL|SKIP)\]|Assertion|expected' "$out/test-gpu.log" | head -20 | tee -a "$table"
 fi
 
 submit() { # name file task expect
@@ -38,16 +49,18 @@ submit() { # name file task expect
 	row "$1" "expect $4" "got ${v%% |*}" "rc=$rc $(( (t1 - t0) / 100000000 ))ds ${v#* | }"
 }
 
-for f in examples/cuda/*.cu; do
-	t=$(basename "$f" .cu)
-	submit "example_$t" "$f" "$t" ok
-done
-for f in tests/kernels/cuda/*.cu; do
-	hdr=$(head -1 "$f")
-	task=$(sed -n 's/.*task=\([a-z0-9_]*\).*/\1/p' <<<"$hdr")
-	expect=$(sed -n 's/.*expect=\([a-z_]*\).*/\1/p' <<<"$hdr")
-	submit "$(basename "$f" .cu)" "$f" "$task" "$expect"
-done
+if [ $submit_all = 1 ]; then
+	for f in examples/cuda/*.cu; do
+		t=$(basename "$f" .cu)
+		submit "example_$t" "$f" "$t" ok
+	done
+	for f in tests/kernels/cuda/*.cu; do
+		hdr=$(head -1 "$f")
+		task=$(sed -n 's/.*task=\([a-z0-9_]*\).*/\1/p' <<<"$hdr")
+		expect=$(sed -n 's/.*expect=\([a-z_]*\).*/\1/p' <<<"$hdr")
+		submit "$(basename "$f" .cu)" "$f" "$task" "$expect"
+	done
+fi
 kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c --json > "$out/cpu_vector_add.json" 2>&1
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1

@@ -1,0 +1,81 @@
+/* Reference kernel for decoder_layer: qkv = rms(x) Wqkv; attn = causal GQA attention; h = x + attn Wo;
+ * act = silu(rms(h) W1[:, :F]) * (rms(h) W1[:, F:]); y = h + act W2. Four fused GEMMs (tile/gemm_fused.cuh) and the
+ * flash attention (tile/flash.cuh) reading the packed qkv rows in place; intermediates round to bf16 where an unfused
+ * layer stores them. attn lives in act's buffer and h in y's (F >= H*D), so the layer needs no memory of its own. */
+#include "tile/flash.cuh"
+#include "tile/gemm_fused.cuh"
+
+namespace {
+constexpr float RMS_EPS = 1e-6f;
+}
+
+extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, const __nv_bfloat16 *Wo,
+                         const __nv_bfloat16 *W1, const __nv_bfloat16 *W2, __nv_bfloat16 *qkv, __nv_bfloat16 *act,
+                         __nv_bfloat16 *y, int B, int L, int H, int HKV, int D, int F, cudaStream_t stream) {
+    const int M = B * L, Dm = H * D, Nqkv = (H + 2 * HKV) * D;
+    if (kf::bad_shape(M, Dm, F) || HKV < 1 || H % HKV != 0 || F < Dm) return (int)cudaErrorInvalidValue;
+    __nv_bfloat16 *attn = act, *h = y;
+    int rc;
+
+    kf::gemm_args proj = {};
+    proj.A = x;
+    proj.B = Wqkv;
+    proj.C = qkv;
+    proj.M = M;
+    proj.N = Nqkv;
+    proj.K = Dm;
+    proj.ldb = Nqkv;
+    proj.eps = RMS_EPS;
+    if ((rc = kf::gemm_fused<kf::GEMM_ROW_RMS>(proj, stream)) != 0) return rc;
+
+    const long long row = Nqkv, seq = (long long)L * Nqkv;
+    kf::attn_args a = {};
+    a.q = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, 0};
+    a.k = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, H};
+    a.v = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, H + HKV};
+    a.o = attn;
+    a.o_stride_b = (long long)L * Dm;
+    a.o_stride_h = D;
+    a.o_stride_l = Dm;
+    a.B = B;
+    a.H = H;
+    a.HKV = HKV;
+    a.L = L;
+    a.D = D;
+    a.causal = true;
+    if ((rc = kf::flash_attention(a, stream)) != 0) return rc;
+
+    kf::gemm_args out = {};
+    out.A = attn;
+    out.B = Wo;
+    out.C = h;
+    out.M = M;
+    out.N = Dm;
+    out.K = Dm;
+    out.ldb = Dm;
+    out.residual = x;
+    if ((rc = kf::gemm_fused<kf::GEMM_RESIDUAL>(out, stream)) != 0) return rc;
+
+    kf::gemm_args up = {};
+    up.A = h;
+    up.B = W1;
+    up.B2 = W1 + F;
+    up.C = act;
+    up.M = M;
+    up.N = F;
+    up.K = Dm;
+    up.ldb = 2 * F;
+    up.eps = RMS_EPS;
+    if ((rc = kf::gemm_fused<kf::GEMM_ROW_RMS | kf::GEMM_DUAL>(up, stream)) != 0) return rc;
+
+    kf::gemm_args down = {};
+    down.A = act;
+    down.B = W2;
+    down.C = y;
+    down.M = M;
+    down.N = Dm;
+    down.K = F;
+    down.ldb = Dm;
+    down.residual = h;   /* y in place: each element is read by the thread that then writes it */
+    return kf::gemm_fused<kf::GEMM_RESIDUAL>(down, stream);
+}

@@ -1,0 +1,19 @@
+/* Reference kernel for gemm_rowscale: C = (A @ B) * a_scale[m] * b_scale[n], the dequantising epilogue of a
+ * per-row / per-column scaled low-precision GEMM, here with bf16 operands and fp32 accumulation.
+ * The fused GEMM of tile/gemm_fused.cuh with a row-scale and column-scale epilogue. */
+#include "tile/gemm_fused.cuh"
+
+extern "C" int kf_launch(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const float *a_scale, const float *b_scale,
+                         __nv_bfloat16 *C, int M, int N, int K, cudaStream_t stream) {
+    kf::gemm_args g = {};
+    g.A = A;
+    g.B = B;
+    g.C = C;
+    g.M = M;
+    g.N = N;
+    g.K = K;
+    g.ldb = N;
+    g.row_scale = a_scale;
+    g.col_scale = b_scale;
+    return kf::gemm_fused<kf::GEMM_ROW_SCALE | kf::GEMM_COL_SCALE>(g, stream);
+}

@@ -1,0 +1,37 @@
+/* Reference kernel for mlp_block: act = silu(xn @ Wg) * (xn @ Wu) with xn = x / rms(x) * gamma, then
+ * y = x + act @ Wd; bf16 in and out, fp32 accumulation, act stored in bf16 and read back for the second product.
+ * Two launches of the fused GEMM of tile/gemm_fused.cuh: RMSNorm prologue with a SwiGLU epilogue, then a residual
+ * epilogue. */
+#include "tile/gemm_fused.cuh"
+
+namespace {
+constexpr float RMS_EPS = 1e-6f;
+}
+
+extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, const __nv_bfloat16 *Wg,
+                         const __nv_bfloat16 *Wu, const __nv_bfloat16 *Wd, __nv_bfloat16 *act, __nv_bfloat16 *y,
+                         int M, int Dm, int F, cudaStream_t stream) {
+    kf::gemm_args up = {};
+    up.A = x;
+    up.B = Wg;
+    up.B2 = Wu;
+    up.C = act;
+    up.M = M;
+    up.N = F;
+    up.K = Dm;
+    up.ldb = F;
+    up.gain = gamma;
+    up.eps = RMS_EPS;
+    const int rc = kf::gemm_fused<kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN | kf::GEMM_DUAL>(up, stream);
+    if (rc != 0) return rc;
+    kf::gemm_args down = {};
+    down.A = act;
+    down.B = Wd;
+    down.C = y;
+    down.M = M;
+    down.N = Dm;
+    down.K = F;
+    down.ldb = Dm;
+    down.residual = x;
+    return kf::gemm_fused<kf::GEMM_RESIDUAL>(down, stream);
+}

@@ -91,11 +91,13 @@ static void write_cpu_abi(const struct scratch *s, const struct kf_task *t)
 	kf_buf_free(&shim);
 }
 
-/* Compiles `source` (a path) with the CPU header force-included and the shim linked in. */
+/* Compiles `source` (a path) with the CPU header force-included and the shim linked in; like
+ * kforge's trusted compiles, reference_kernels/ is on the include path (shared reference code). */
 static int compile_cpu(const struct scratch *s, const char *source, const char *so, char **log)
 {
-	char cmd[4 * PATH_MAX];
-	snprintf(cmd, sizeof cmd, CC_FLAGS " -include kf_task.h -o %s '%s' shim.c -lm", so, source);
+	char cmd[5 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, CC_FLAGS " -I'%s/reference_kernels' -include kf_task.h -o %s '%s' shim.c -lm", kf_home(),
+		 so, source);
 	return run_in(s, cmd, log);
 }
 

@@ -15,4 +15,10 @@ skip='linux-vdso|ld-linux|libc\.so|libresolv|libnss|libutil|libanl|libm\.so|libd
 for f in .gpu/bin/*; do
 	ldd "$f" 2>/dev/null | awk '/=> \// {print $3}' | grep -Ev "$skip" || true
 done | sort -u | while read -r lib; do cp -L "$lib" .gpu/lib/; done
+# The standalone reference checkers (nvcc builds; skip with KF_BUNDLE_NO_CHECKERS=1).
+if [ -z "${KF_BUNDLE_NO_CHECKERS:-}" ]; then
+	for check in refcheck suitecheck fusioncheck; do
+		bash bench/cuda_$check.sh --build-only >/dev/null
+	done
+fi
 du -sh .gpu/bin .gpu/lib

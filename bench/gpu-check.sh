@@ -30,9 +30,14 @@ for a in "$@"; do
 	esac
 done
 
-if [ $quick = 0 ] && [ -x .gpu/refcheck/cuda_refcheck ]; then
-	bash bench/cuda_refcheck.sh --run-only > "$out/refcheck.log" 2>&1
-	row "reference kernels (bench/cuda_refcheck)" "exit $?" "" "$(tail -1 "$out/refcheck.log")"
+# Every CUDA reference of the suite against its oracle, and timed at its bench shape. The
+# checkers are built here (bash bench/cuda_<name>.sh --build-only) and carried in .gpu/.
+if [ $quick = 0 ]; then
+	for check in refcheck suitecheck fusioncheck; do
+		[ -d .gpu/$check ] || continue
+		bash bench/cuda_$check.sh --run-only > "$out/$check.log" 2>&1
+		row "CUDA references (bench/cuda_$check.sh)" "exit $?" "" "$(grep -c PASS "$out/$check.log") PASS rows, $(grep -c FAIL "$out/$check.log") FAIL rows"
+	done
 fi
 
 if [ -x build/kforge-gpu-tests ]; then

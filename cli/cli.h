@@ -39,6 +39,7 @@ void kf_cli_print_json(const cJSON *j);
 int kf_cmd_tasks(int argc, char **argv);
 int kf_cmd_submit(int argc, char **argv);
 int kf_cmd_show(int argc, char **argv);
+int kf_cmd_run(int argc, char **argv);
 int kf_cmd_leaderboard(int argc, char **argv);
 int kf_cmd_export(int argc, char **argv);
 

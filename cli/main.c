@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "tasks", kf_cmd_tasks, "list the task suite (and check that every task is well posed)" },
 	{ "submit", kf_cmd_submit, "judge one kernel file: verdict, time, speedup, speed-of-light fraction" },
 	{ "show", kf_cmd_show, "show a recorded submission and its evaluations" },
+	{ "run", kf_cmd_run, "ask an LLM for kernels for a task suite: sample, judge, refine, resumable" },
 	{ "leaderboard", kf_cmd_leaderboard, "fast_p, SOL and pass@k tables per source and task (csv, json, md, html)" },
 	{ "export", kf_cmd_export, "write a run's selected kernels and a JSON Lines record of every candidate" },
 };

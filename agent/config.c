@@ -1,0 +1,270 @@
+/* A run's configuration (see agent.h): the option table that is both the JSON schema and the
+ * command-line flags, parsing of flag values, and the checked struct the loop runs from. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "agent/agent.h"
+#include "common/clock.h"
+#include "eval/judge.h"
+
+#define MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger integers do not survive a JSON number */
+#define DEFAULT_SAMPLES 4
+#define DEFAULT_ROUNDS 2
+#define DEFAULT_KEEP 2
+#define DEFAULT_CONCURRENCY 8
+#define DEFAULT_TEMPERATURE 0.7
+#define DEFAULT_MAX_TOKENS 8192
+#define ANTHROPIC_MIN_THINKING 1024
+#define CHOICE_MAX 64
+
+static const struct kf_agent_option options[] = {
+	{ "model", "model", KF_OPT_STRING, 0, 0, NULL, true, "model name sent to the endpoint (required)" },
+	{ "provider", "provider", KF_OPT_CHOICE, 0, 0, "openai|anthropic", true,
+	  "wire format: OpenAI-compatible chat completions or Anthropic messages" },
+	{ "base-url", "base_url", KF_OPT_STRING, 0, 0, NULL, false,
+	  "endpoint, e.g. http://localhost:8000/v1 (default: the provider's public API)" },
+	{ "backend", "backend", KF_OPT_CHOICE, 0, 0, "cpu|cuda", true, "where kernels are judged (default cpu)" },
+	{ "samples", "samples", KF_OPT_INT, 1, 10000, NULL, false, "requests per task per round (default 4)" },
+	{ "rounds", "rounds", KF_OPT_INT, 1, 100, NULL, false,
+	  "rounds per task: 1 samples only, each further round refines the best (default 2)" },
+	{ "keep", "keep", KF_OPT_INT, 1, 10000, NULL, false, "candidates refined per round (default 2)" },
+	{ "concurrency", "concurrency", KF_OPT_INT, 1, 1024, NULL, false, "requests in flight (default 8)" },
+	{ "temperature", "temperature", KF_OPT_NUMBER, 0, 2, NULL, false, "sampling temperature (default 0.7)" },
+	{ "max-tokens", "max_tokens", KF_OPT_INT, 1, 1e7, NULL, false, "output tokens per reply (default 8192)" },
+	{ "reasoning-effort", "reasoning_effort", KF_OPT_CHOICE, 0, 0, "low|medium|high", false,
+	  "OpenAI reasoning models: effort (sends max_completion_tokens, no temperature)" },
+	{ "thinking-budget", "thinking_budget", KF_OPT_INT, ANTHROPIC_MIN_THINKING, 1e7, NULL, false,
+	  "Anthropic extended thinking: budget in tokens (on top of --max-tokens)" },
+	{ "budget-usd", "budget_usd", KF_OPT_NUMBER, 1e-9, 1e9, NULL, false,
+	  "stop sending requests once the estimated cost reaches this" },
+	{ "budget-tokens", "budget_tokens", KF_OPT_INT, 1, MAX_EXACT_INT, NULL, false,
+	  "stop sending requests once input + output tokens reach this" },
+	{ "max-minutes", "max_minutes", KF_OPT_NUMBER, 1e-3, 1e7, NULL, false,
+	  "stop this invocation after this many minutes (resumable)" },
+	{ "price-in", "price_in", KF_OPT_NUMBER, 0, 1e6, NULL, false,
+	  "USD per million input tokens (overrides the built-in table)" },
+	{ "price-out", "price_out", KF_OPT_NUMBER, 0, 1e6, NULL, false, "USD per million output tokens" },
+	{ "connect-timeout", "connect_timeout", KF_OPT_NUMBER, 0.01, 600, NULL, false,
+	  "seconds to connect to the endpoint (default 10)" },
+	{ "stall-timeout", "stall_timeout", KF_OPT_NUMBER, 1, 86400, NULL, false,
+	  "seconds without a byte before a request is abandoned and retried (default 300)" },
+	{ "request-timeout", "request_timeout", KF_OPT_NUMBER, 1, 86400, NULL, false,
+	  "seconds for one attempt end to end (default 900)" },
+	{ "max-attempts", "max_attempts", KF_OPT_INT, 1, 100, NULL, false,
+	  "HTTP attempts per request, retries included (default 6)" },
+	{ "device", "device", KF_OPT_INT, 0, 1024, NULL, false, "GPU ordinal for the cuda backend (default 0)" },
+	{ "seeds", "seeds", KF_OPT_INT, 1, 100, NULL, false, "correctness seeds per candidate (default 3)" },
+	{ "call-timeout", "call_timeout", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
+	  "wall-clock limit of one kf_launch call in seconds (default 10)" },
+	{ "timing-budget", "timing_budget", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
+	  "seconds spent timing each correct candidate (default 3)" },
+	{ "seed", "seed", KF_OPT_INT, 0, MAX_EXACT_INT, NULL, true, "base seed of the judge (default: random, recorded)" },
+	{ NULL, NULL, KF_OPT_STRING, 0, 0, NULL, false, NULL },
+};
+
+const struct kf_agent_option *kf_agent_options(void)
+{
+	return options;
+}
+
+static const struct kf_agent_option *find_flag(const char *flag)
+{
+	for (const struct kf_agent_option *o = options; o->flag; o++)
+		if (!strcmp(o->flag, flag))
+			return o;
+	return NULL;
+}
+
+static void put(cJSON *cfg, const char *key, cJSON *v)
+{
+	if (cJSON_HasObjectItem(cfg, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(cfg, key, v);
+	else
+		cJSON_AddItemToObject(cfg, key, v);
+}
+
+cJSON *kf_agent_config_default(void)
+{
+	struct kf_judge_opts jo;
+	struct kf_http_opts ho;
+	kf_judge_opts_default(&jo);
+	kf_http_opts_default(&ho);
+	uint64_t seed;
+	if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+		seed = (uint64_t)kf_now_ns();
+	cJSON *c = cJSON_CreateObject();
+	for (const struct kf_agent_option *o = options; o->flag; o++)
+		cJSON_AddNullToObject(c, o->key);
+	put(c, "backend", cJSON_CreateString("cpu"));
+	put(c, "samples", cJSON_CreateNumber(DEFAULT_SAMPLES));
+	put(c, "rounds", cJSON_CreateNumber(DEFAULT_ROUNDS));
+	put(c, "keep", cJSON_CreateNumber(DEFAULT_KEEP));
+	put(c, "concurrency", cJSON_CreateNumber(DEFAULT_CONCURRENCY));
+	put(c, "temperature", cJSON_CreateNumber(DEFAULT_TEMPERATURE));
+	put(c, "max_tokens", cJSON_CreateNumber(DEFAULT_MAX_TOKENS));
+	put(c, "connect_timeout", cJSON_CreateNumber(ho.connect_timeout_s));
+	put(c, "stall_timeout", cJSON_CreateNumber(ho.stall_timeout_s));
+	put(c, "request_timeout", cJSON_CreateNumber(ho.request_timeout_s));
+	put(c, "max_attempts", cJSON_CreateNumber(ho.max_attempts));
+	put(c, "seeds", cJSON_CreateNumber(jo.n_seeds));
+	put(c, "call_timeout", cJSON_CreateNumber(jo.call_timeout_s));
+	put(c, "timing_budget", cJSON_CreateNumber(jo.timing_budget_s));
+	put(c, "seed", cJSON_CreateNumber((double)(seed % (uint64_t)MAX_EXACT_INT)));
+	return c;
+}
+
+static bool choice_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *p = choices; *p;) {
+		size_t k = strcspn(p, "|");
+		if (k == n && !strncmp(p, v, n))
+			return true;
+		p += k + (p[k] == '|');
+	}
+	return false;
+}
+
+int kf_agent_config_set(cJSON *cfg, const char *flag, const char *value, kf_err *err)
+{
+	const struct kf_agent_option *o = find_flag(flag);
+	if (!o)
+		return kf_errf(err, KF_EINTERNAL, "no run option --%s", flag);
+	char *end = NULL;
+	double v;
+	switch (o->type) {
+	case KF_OPT_STRING:
+		if (!*value)
+			return kf_errf(err, KF_EINPUT, "--%s must not be empty", flag);
+		put(cfg, o->key, cJSON_CreateString(value));
+		return KF_OK;
+	case KF_OPT_CHOICE:
+		if (!choice_ok(o->choices, value))
+			return kf_errf(err, KF_EINPUT, "--%s must be one of %s, not '%.*s'", flag, o->choices, CHOICE_MAX,
+				       value);
+		put(cfg, o->key, cJSON_CreateString(value));
+		return KF_OK;
+	case KF_OPT_INT:
+		v = strtod(value, &end);
+		if (!*value || *end || v != floor(v) || !(v >= o->min && v <= o->max))
+			return kf_errf(err, KF_EINPUT, "--%s must be a whole number from %.0f to %.0f, not '%.*s'", flag,
+				       o->min, o->max, CHOICE_MAX, value);
+		put(cfg, o->key, cJSON_CreateNumber(v));
+		return KF_OK;
+	case KF_OPT_NUMBER:
+		v = strtod(value, &end);
+		if (!*value || *end || !isfinite(v) || !(v >= o->min && v <= o->max))
+			return kf_errf(err, KF_EINPUT, "--%s must be a number from %g to %g, not '%.*s'", flag, o->min,
+				       o->max, CHOICE_MAX, value);
+		put(cfg, o->key, cJSON_CreateNumber(v));
+		return KF_OK;
+	}
+	return KF_OK;
+}
+
+static const char *get_str(const cJSON *c, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, key));
+}
+
+/* A number, or `dflt` when null or absent. */
+static double get_num(const cJSON *c, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* Every present value must have its option's type and range (a stored config may be old or edited). */
+static int check_types(const cJSON *c, kf_err *err)
+{
+	for (const struct kf_agent_option *o = options; o->flag; o++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, o->key);
+		if (!v || cJSON_IsNull(v))
+			continue;
+		bool is_str = o->type == KF_OPT_STRING || o->type == KF_OPT_CHOICE;
+		bool ok = is_str ? cJSON_IsString(v) && (o->type == KF_OPT_STRING || choice_ok(o->choices, v->valuestring))
+				 : cJSON_IsNumber(v) && v->valuedouble >= o->min && v->valuedouble <= o->max &&
+					   (o->type == KF_OPT_NUMBER || v->valuedouble == floor(v->valuedouble));
+		if (!ok)
+			return kf_errf(err, KF_EINPUT, "run configuration: %s (--%s) has an invalid value", o->key, o->flag);
+	}
+	return KF_OK;
+}
+
+static int read_price(const cJSON *c, struct kf_agent_config *out, kf_err *err)
+{
+	double in = get_num(c, "price_in", NAN), po = get_num(c, "price_out", NAN);
+	if (isnan(in) != isnan(po))
+		return kf_errf(err, KF_EINPUT, "--price-in and --price-out go together (USD per million tokens)");
+	if (!isnan(in)) {
+		out->price = (struct kf_price){ in, po };
+		out->price_known = true;
+	} else {
+		out->price_known = kf_price_lookup(out->params.model, &out->price);
+	}
+	if (out->budget_usd > 0 && !out->price_known)
+		return kf_errf(err, KF_EINPUT,
+			       "--budget-usd needs the price of model '%s': pass --price-in and --price-out "
+			       "(USD per million tokens)",
+			       out->params.model);
+	return KF_OK;
+}
+
+static int read_params(const cJSON *c, struct kf_agent_config *out, kf_err *err)
+{
+	struct kf_llm_params *p = &out->params;
+	p->model = get_str(c, "model");
+	if (!p->model || !*p->model)
+		return kf_errf(err, KF_EINPUT, "kforge run needs --model NAME (the model the endpoint serves)");
+	p->temperature = get_num(c, "temperature", NAN);
+	p->max_tokens = (int)get_num(c, "max_tokens", DEFAULT_MAX_TOKENS);
+	p->reasoning_effort = get_str(c, "reasoning_effort");
+	p->thinking_budget = (int)get_num(c, "thinking_budget", 0);
+	if (p->reasoning_effort && out->provider != KF_PROVIDER_OPENAI)
+		return kf_errf(err, KF_EINPUT, "--reasoning-effort is for --provider openai; use --thinking-budget with anthropic");
+	if (p->thinking_budget && out->provider != KF_PROVIDER_ANTHROPIC)
+		return kf_errf(err, KF_EINPUT, "--thinking-budget is for --provider anthropic; use --reasoning-effort with openai");
+	return KF_OK;
+}
+
+int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = check_types(c, err);
+	if (rc != KF_OK)
+		return rc;
+	const char *provider = get_str(c, "provider"), *backend = get_str(c, "backend");
+	if (!provider || kf_provider_parse_name(provider, &out->provider) != 0)
+		return kf_errf(err, KF_EINPUT, "kforge run needs --provider openai|anthropic");
+	if (!backend || kf_backend_parse(backend, &out->backend) != 0)
+		return kf_errf(err, KF_EINPUT, "--backend must be cpu or cuda");
+	out->base_url = get_str(c, "base_url");
+	if (!out->base_url)
+		out->base_url = kf_provider_get(out->provider)->default_base_url;
+	out->samples = (int)get_num(c, "samples", DEFAULT_SAMPLES);
+	out->rounds = (int)get_num(c, "rounds", DEFAULT_ROUNDS);
+	out->keep = (int)get_num(c, "keep", DEFAULT_KEEP);
+	out->concurrency = (int)get_num(c, "concurrency", DEFAULT_CONCURRENCY);
+	out->budget_usd = get_num(c, "budget_usd", 0);
+	out->budget_tokens = (int64_t)get_num(c, "budget_tokens", 0);
+	out->max_minutes = get_num(c, "max_minutes", 0);
+	if ((rc = read_params(c, out, err)) != KF_OK || (rc = read_price(c, out, err)) != KF_OK)
+		return rc;
+	struct kf_judge_opts jo;
+	kf_judge_opts_default(&jo);
+	kf_http_opts_default(&out->http);
+	out->http.connect_timeout_s = get_num(c, "connect_timeout", out->http.connect_timeout_s);
+	out->http.stall_timeout_s = get_num(c, "stall_timeout", out->http.stall_timeout_s);
+	out->http.request_timeout_s = get_num(c, "request_timeout", out->http.request_timeout_s);
+	out->http.max_attempts = (int)get_num(c, "max_attempts", out->http.max_attempts);
+	out->device = (int)get_num(c, "device", jo.device);
+	out->judge_seeds = (int)get_num(c, "seeds", jo.n_seeds);
+	out->call_timeout_s = get_num(c, "call_timeout", jo.call_timeout_s);
+	out->timing_budget_s = get_num(c, "timing_budget", jo.timing_budget_s);
+	out->seed = (uint64_t)get_num(c, "seed", 0);
+	out->http.jitter_seed = out->seed;
+	return KF_OK;
+}

@@ -1,0 +1,825 @@
+/* The run loop (see agent.h). State lives in the store first and in memory second: a request is
+ * planned (written, pending) before it is sent, its reply is written the moment it arrives, the
+ * candidate its code becomes is written before it is judged, and its evaluation is written when
+ * the judge returns. Resuming is loading: pending requests are sent again, unjudged candidates
+ * are judged, and a round is planned once the previous one is finished and judged.
+ *
+ * One loop, no threads: plan rounds, send requests up to the concurrency, then either judge one
+ * candidate (after pushing every request in flight onto the wire, so they progress while the judge
+ * works) or wait in kf_http_step for replies and retry timers. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/extract.h"
+#include "agent/prompt.h"
+#include "agent/rank.h"
+#include "agent/record.h"
+#include "common/clock.h"
+#include "common/rng.h"
+#include "common/sha256.h"
+#include "eval/judge.h"
+
+#define TICK_MS 1000               /* the longest the loop waits without a progress tick */
+#define FLUSH_BEFORE_JUDGE_MS 200  /* bound on pushing requests out before judging blocks the loop */
+#define NS_PER_S 1e9
+#define SECONDS_PER_MINUTE 60.0
+#define STOP_REASON_MAX 128
+#define SUBMITTER_MAX 320
+
+struct run;
+
+struct req {
+	struct run *run;
+	int64_t id;
+	int task;
+	int round, slot;
+	enum kf_request_status status;
+	bool in_flight;
+	int attempts;
+	int64_t candidate_id;
+	char *messages; /* JSON text; kept while the request is unfinished */
+};
+
+struct cand {
+	int64_t id;
+	int task;
+	bool evaluated;
+	char verdict[32];
+	double sol_fraction;
+};
+
+struct task_state {
+	struct kf_task *t;
+	int round; /* highest round planned, 0 before the first */
+	bool done;
+};
+
+struct run {
+	const struct kf_agent_run_args *a;
+	struct kf_store *s;
+	struct kf_agent_config cfg;
+	const struct kf_provider *prov;
+	struct kf_agent_judge judge;
+	struct kf_peaks peaks;
+	int64_t id;
+	struct task_state *tasks;
+	int n_tasks;
+	struct kf_task **owned; /* a resumed run's tasks, parsed from the store */
+	int n_owned;
+	struct req **reqs;      /* pointers: callbacks hold them while the array grows */
+	int n_reqs, cap_reqs;
+	struct cand *cands;
+	int n_cands, cap_cands;
+	struct kf_http *http;
+	kf_buf url;
+	char *headers[KF_HTTP_HEADERS_MAX + 1];
+	cJSON *params;          /* sampling parameters, stored with every request */
+	char submitter[SUBMITTER_MAX];
+	int in_flight;
+	int64_t tokens;
+	double cost_usd;
+	int64_t started_ns;
+	bool stop_soft, stop_hard;
+	char stop_reason[STOP_REASON_MAX];
+	volatile sig_atomic_t *stop;
+	int rc;                 /* first failure of kforge's own, raised inside a callback */
+	kf_err *err;
+};
+
+/* ---- progress ---- */
+
+static void progress(const struct run *r, struct kf_agent_progress *p)
+{
+	memset(p, 0, sizeof *p);
+	p->n_tasks = r->n_tasks;
+	p->best_sol = NAN;
+	int planned = 0;
+	for (int i = 0; i < r->n_tasks; i++) {
+		p->tasks_done += r->tasks[i].done;
+		if (!r->tasks[i].done)
+			planned += (r->cfg.rounds - r->tasks[i].round) * r->cfg.samples;
+	}
+	for (int i = 0; i < r->n_reqs; i++) {
+		p->requests_done += r->reqs[i]->status != KF_REQ_PENDING;
+		planned++;
+	}
+	p->requests_planned = planned;
+	p->in_flight = r->in_flight;
+	for (int i = 0; i < r->n_cands; i++) {
+		const struct cand *c = &r->cands[i];
+		if (!c->evaluated)
+			continue;
+		p->evaluated++;
+		bool ok = !strcmp(c->verdict, "ok");
+		p->ok += ok;
+		p->failed += !ok;
+		if (ok && !isnan(c->sol_fraction) && (isnan(p->best_sol) || c->sol_fraction > p->best_sol))
+			p->best_sol = c->sol_fraction;
+	}
+	p->tokens = r->tokens;
+	p->cost_usd = r->cfg.price_known ? r->cost_usd : NAN;
+}
+
+static void emit(const struct run *r, struct kf_agent_event *e)
+{
+	const struct kf_agent_observer *o = r->a->observer;
+	if (!o || !o->on_event)
+		return;
+	progress(r, &e->progress);
+	o->on_event(o->ctx, e);
+}
+
+static void emit_simple(const struct run *r, enum kf_agent_event_kind kind, int task, const char *what)
+{
+	struct kf_agent_event e = { .kind = kind, .task = task >= 0 ? r->tasks[task].t->name : NULL, .what = what,
+				    .sol_fraction = NAN, .retry_in_s = -1 };
+	emit(r, &e);
+}
+
+/* Keeps the first of kforge's own failures raised where it cannot be returned (callbacks). */
+static void raise_error(struct run *r, const kf_err *e)
+{
+	if (r->rc != KF_OK)
+		return;
+	r->rc = e->code;
+	*r->err = *e;
+}
+
+/* ---- in-memory state ---- */
+
+static int task_index(const struct run *r, const char *name)
+{
+	for (int i = 0; i < r->n_tasks; i++)
+		if (!strcmp(r->tasks[i].t->name, name))
+			return i;
+	return -1;
+}
+
+static struct req *add_req(struct run *r, int64_t id, int task, int round, int slot)
+{
+	if (r->n_reqs == r->cap_reqs) {
+		r->cap_reqs = r->cap_reqs ? r->cap_reqs * 2 : 64;
+		r->reqs = kf_xrealloc(r->reqs, (size_t)r->cap_reqs * sizeof *r->reqs);
+	}
+	struct req *q = kf_xcalloc(1, sizeof *q);
+	*q = (struct req){ .run = r, .id = id, .task = task, .round = round, .slot = slot, .status = KF_REQ_PENDING };
+	r->reqs[r->n_reqs++] = q;
+	return q;
+}
+
+static struct cand *find_cand(struct run *r, int64_t id)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (r->cands[i].id == id)
+			return &r->cands[i];
+	return NULL;
+}
+
+static struct cand *add_cand(struct run *r, int64_t id, int task)
+{
+	if (r->n_cands == r->cap_cands) {
+		r->cap_cands = r->cap_cands ? r->cap_cands * 2 : 64;
+		r->cands = kf_xrealloc(r->cands, (size_t)r->cap_cands * sizeof *r->cands);
+	}
+	struct cand *c = &r->cands[r->n_cands++];
+	*c = (struct cand){ .id = id, .task = task, .sol_fraction = NAN };
+	return c;
+}
+
+/* ---- replies ---- */
+
+/* The candidate for this code: the run's existing one with the same source (judged once), or a new
+ * one. The request is linked to it either way. */
+static int attach_candidate(struct run *r, struct req *q, const char *code, kf_err *err)
+{
+	const struct kf_task *t = r->tasks[q->task].t;
+	char hash[KF_SHA256_HEX_LEN];
+	kf_sha256_hex(code, strlen(code), hash);
+	int64_t id = 0;
+	int rc = kf_record_find_candidate(r->s, r->id, t->name, hash, &id, err);
+	if (rc == KF_OK && !id) {
+		struct kf_candidate_rec rec = { t->name, t->spec_hash, kf_backend_name(r->cfg.backend), "agent",
+						r->submitter, NULL, code, hash, r->id };
+		if ((rc = kf_store_add_candidate(r->s, &rec, &id, err)) == KF_OK && !find_cand(r, id))
+			add_cand(r, id, q->task);
+	}
+	if (rc == KF_OK)
+		rc = kf_record_link_candidate(r->s, q->id, id, err);
+	if (rc == KF_OK)
+		q->candidate_id = id;
+	return rc;
+}
+
+static bool on_body(void *user, const char *body, size_t len)
+{
+	struct req *q = user;
+	struct kf_llm_reply reply = { 0 };
+	kf_err err;
+	bool ok = q->run->prov->parse(body, len, &reply, &err) == KF_OK;
+	kf_llm_reply_free(&reply);
+	return ok;
+}
+
+static void on_attempt(void *user, const struct kf_http_attempt *a)
+{
+	struct req *q = user;
+	struct run *r = q->run;
+	kf_err err;
+	q->attempts = a->attempt;
+	struct kf_record_attempt rec = { a->attempt, a->status, a->error, a->latency_ms, a->retry_after_s, a->retry_in_s };
+	if (kf_record_add_attempt(r->s, q->id, &rec, &err) != KF_OK)
+		raise_error(r, &err);
+	if (!a->error)
+		return;
+	struct kf_agent_event e = { .kind = KF_AGENT_EV_ATTEMPT, .task = r->tasks[q->task].t->name, .round = q->round,
+				    .slot = q->slot, .request_id = q->id, .what = a->retry_in_s >= 0 ? "retry" : "gave_up",
+				    .detail = a->error, .sol_fraction = NAN, .retry_in_s = a->retry_in_s };
+	emit(r, &e);
+}
+
+/* "HTTP 401: <the provider's error message>" when the body carries one. */
+static void failure_message(const struct kf_http_response *resp, char *out, size_t len)
+{
+	cJSON *body = resp->body_len ? cJSON_ParseWithLength(resp->body, resp->body_len) : NULL;
+	const char *msg = kf_provider_error_message(body);
+	if (resp->result == KF_HTTP_STATUS && msg)
+		snprintf(out, len, "HTTP %ld: %s", resp->status, msg);
+	else
+		snprintf(out, len, "%s", resp->error);
+	cJSON_Delete(body);
+}
+
+static void account(struct run *r, const struct kf_llm_reply *reply, double cost)
+{
+	r->tokens += (reply->tokens_in > 0 ? reply->tokens_in : 0) + (reply->tokens_out > 0 ? reply->tokens_out : 0);
+	if (!isnan(cost))
+		r->cost_usd += cost;
+}
+
+static void on_done(void *user, struct kf_http_response *resp)
+{
+	struct req *q = user;
+	struct run *r = q->run;
+	struct kf_llm_reply reply = { .tokens_in = -1, .tokens_out = -1, .tokens_reasoning = -1 };
+	struct kf_extract x = { 0 };
+	char error[KF_ERR_MSG_MAX] = "";
+	kf_err err;
+	q->in_flight = false;
+	r->in_flight--;
+	struct kf_record_reply rec = { .status = KF_REQ_FAILED, .outcome = kf_http_result_name(resp->result),
+				       .http_status = resp->status, .attempts = resp->attempts, .response = resp->body,
+				       .response_len = resp->body_len, .tokens_in = -1, .tokens_out = -1,
+				       .tokens_reasoning = -1, .latency_ms = resp->latency_ms, .cost_usd = NAN,
+				       .error = error };
+	if (resp->result != KF_HTTP_OK) {
+		failure_message(resp, error, sizeof error);
+	} else if (r->prov->parse(resp->body, resp->body_len, &reply, &err) != KF_OK) {
+		rec.outcome = kf_http_result_name(KF_HTTP_MALFORMED);
+		snprintf(error, sizeof error, "%s", err.msg);
+	} else {
+		rec.status = KF_REQ_DONE;
+		rec.reply = reply.text;
+		rec.finish_reason = reply.finish_reason;
+		rec.tokens_in = reply.tokens_in;
+		rec.tokens_out = reply.tokens_out;
+		rec.tokens_reasoning = reply.tokens_reasoning;
+		if (r->cfg.price_known)
+			rec.cost_usd = kf_price_cost(&r->cfg.price, reply.tokens_in, reply.tokens_out);
+		kf_extract_code(reply.text, r->cfg.backend, &x);
+		rec.outcome = kf_extract_outcome_name(x.outcome);
+		if (x.outcome != KF_EXTRACT_CODE)
+			snprintf(error, sizeof error, "%s", x.detail);
+		account(r, &reply, rec.cost_usd);
+	}
+	if (kf_record_finish_request(r->s, q->id, &rec, &err) != KF_OK) {
+		raise_error(r, &err);
+		goto out;
+	}
+	q->status = rec.status;
+	free(q->messages);
+	q->messages = NULL;
+	if (x.outcome == KF_EXTRACT_CODE && rec.status == KF_REQ_DONE && attach_candidate(r, q, x.code, &err) != KF_OK)
+		raise_error(r, &err);
+	struct kf_agent_event e = { .kind = KF_AGENT_EV_REQUEST, .task = r->tasks[q->task].t->name, .round = q->round,
+				    .slot = q->slot, .request_id = q->id, .candidate_id = q->candidate_id,
+				    .what = rec.outcome, .detail = error[0] ? error : x.detail, .sol_fraction = NAN,
+				    .retry_in_s = -1 };
+	emit(r, &e);
+out:
+	kf_extract_free(&x);
+	kf_llm_reply_free(&reply);
+	free(resp->body);
+}
+
+/* ---- sending ---- */
+
+static int send_request(struct run *r, struct req *q, kf_err *err)
+{
+	cJSON *messages = cJSON_Parse(q->messages);
+	if (!cJSON_IsArray(messages)) {
+		cJSON_Delete(messages);
+		return kf_errf(err, KF_EINTERNAL, "request %lld: the stored messages are not a JSON list", (long long)q->id);
+	}
+	cJSON *body = r->prov->body(&r->cfg.params, messages);
+	char *text = cJSON_PrintUnformatted(body);
+	struct kf_http_request hr = { .url = r->url.data, .headers = (const char *const *)r->headers, .body = text,
+				      .body_len = strlen(text), .user = q, .first_attempt = q->attempts };
+	int rc = kf_http_submit(r->http, &hr, err);
+	if (rc == KF_OK) {
+		q->in_flight = true;
+		r->in_flight++;
+	}
+	free(text);
+	cJSON_Delete(body);
+	cJSON_Delete(messages);
+	return rc;
+}
+
+/* The next request to send: earliest task first, then round, then slot, so tasks finish in order. */
+static struct req *next_to_send(struct run *r)
+{
+	struct req *best = NULL;
+	for (int i = 0; i < r->n_reqs; i++) {
+		struct req *q = r->reqs[i];
+		if (q->status != KF_REQ_PENDING || q->in_flight)
+			continue;
+		if (!best || q->task < best->task || (q->task == best->task && (q->round < best->round ||
+				(q->round == best->round && q->slot < best->slot))))
+			best = q;
+	}
+	return best;
+}
+
+static int launch(struct run *r, kf_err *err)
+{
+	struct req *q;
+	while (r->in_flight < r->cfg.concurrency && (q = next_to_send(r)))
+		if (send_request(r, q, err) != KF_OK)
+			return err->code;
+	return KF_OK;
+}
+
+/* ---- judging ---- */
+
+static struct cand *next_to_judge(struct run *r)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (!r->cands[i].evaluated)
+			return &r->cands[i];
+	return NULL;
+}
+
+static int judge_one(struct run *r, struct cand *c, kf_err *err)
+{
+	const struct kf_task *t = r->tasks[c->task].t;
+	char *source = NULL;
+	size_t len = 0;
+	cJSON *result = NULL;
+	int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
+	if (rc != KF_OK)
+		return rc;
+	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
+	uint64_t seed = kf_splitmix64(&mix);
+	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
+	kf_store_utc_now(started);
+	kf_err jerr = { 0 };
+	int jrc = r->judge.evaluate(r->judge.ctx, t, &r->peaks, source, len, seed, &result, &jerr);
+	kf_store_utc_now(finished);
+	free(source);
+	/* A signal that arrived while the judge ran may have reached the runner too: such a verdict
+	 * would blame the candidate for kforge's interruption. It is judged again on resume. */
+	if (*r->stop) {
+		cJSON_Delete(result);
+		return KF_OK;
+	}
+	if (jrc != KF_OK) {
+		result = cJSON_CreateObject();
+		cJSON_AddStringToObject(result, "verdict", "internal_error");
+		cJSON_AddStringToObject(result, "reason", jerr.msg);
+	}
+	cJSON_AddStringToObject(result, "started_at", started);
+	cJSON_AddStringToObject(result, "finished_at", finished);
+	int64_t eval_id = 0;
+	rc = kf_store_add_evaluation(r->s, c->id, result, &eval_id, err);
+	if (rc == KF_OK) {
+		c->evaluated = true;
+		snprintf(c->verdict, sizeof c->verdict, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(result, "verdict")));
+		const cJSON *sol = cJSON_GetObjectItemCaseSensitive(result, "sol_fraction");
+		c->sol_fraction = cJSON_IsNumber(sol) ? sol->valuedouble : NAN;
+		struct kf_agent_event e = { .kind = KF_AGENT_EV_EVALUATED, .task = t->name, .candidate_id = c->id,
+					    .what = c->verdict,
+					    .detail = cJSON_GetStringValue(cJSON_GetObjectItem(result, "reason")),
+					    .sol_fraction = c->sol_fraction, .retry_in_s = -1 };
+		emit(r, &e);
+	}
+	cJSON_Delete(result);
+	return rc;
+}
+
+static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
+			  size_t len, uint64_t seed, cJSON **result, kf_err *err)
+{
+	const struct kf_agent_config *cfg = ctx;
+	struct kf_judge_opts o;
+	kf_judge_opts_default(&o);
+	o.backend = cfg->backend;
+	o.device = cfg->device;
+	o.seed = seed;
+	o.n_seeds = cfg->judge_seeds;
+	o.call_timeout_s = cfg->call_timeout_s;
+	o.timing_budget_s = cfg->timing_budget_s;
+	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);
+}
+
+void kf_agent_local_judge(const struct kf_agent_config *cfg, struct kf_agent_judge *out)
+{
+	out->evaluate = local_evaluate;
+	out->ctx = (void *)cfg;
+}
+
+/* ---- rounds ---- */
+
+/* Every request of the round is finished and every candidate it produced is judged. */
+static bool round_complete(const struct run *r, int task, int round)
+{
+	for (int i = 0; i < r->n_reqs; i++) {
+		const struct req *q = r->reqs[i];
+		if (q->task != task || q->round != round)
+			continue;
+		if (q->status == KF_REQ_PENDING)
+			return false;
+		for (int k = 0; q->candidate_id && k < r->n_cands; k++)
+			if (r->cands[k].id == q->candidate_id && !r->cands[k].evaluated)
+				return false;
+	}
+	return true;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+	return kf_rank_compare(a, b);
+}
+
+/* The task's best `keep` judged candidates, best first; returns how many. */
+static int best_candidates(const struct run *r, int task, int64_t *ids)
+{
+	struct kf_rank_key *keys = kf_xcalloc((size_t)r->n_cands + 1, sizeof *keys);
+	int n = 0;
+	for (int i = 0; i < r->n_cands; i++) {
+		const struct cand *c = &r->cands[i];
+		if (c->task == task && c->evaluated)
+			keys[n++] = (struct kf_rank_key){ kf_rank_class(c->verdict), c->sol_fraction, c->id };
+	}
+	qsort(keys, (size_t)n, sizeof *keys, compare_keys);
+	if (n > r->cfg.keep)
+		n = r->cfg.keep;
+	for (int i = 0; i < n; i++)
+		ids[i] = keys[i].id;
+	free(keys);
+	return n;
+}
+
+/* The conversation that refines candidate `id`. */
+static int refine_messages(struct run *r, int task, int64_t id, cJSON **messages, kf_err *err)
+{
+	char *source = NULL;
+	cJSON *result = NULL;
+	int rc = kf_record_candidate_source(r->s, id, &source, NULL, err);
+	if (rc == KF_OK)
+		rc = kf_record_latest_result(r->s, id, &result, err);
+	if (rc == KF_OK && !result)
+		rc = kf_errf(err, KF_EINTERNAL, "candidate %lld has no evaluation to refine from", (long long)id);
+	if (rc == KF_OK)
+		rc = kf_prompt_refine_messages(r->tasks[task].t, r->cfg.backend, &r->peaks, source, result, messages, err);
+	free(source);
+	cJSON_Delete(result);
+	return rc;
+}
+
+static int plan_round(struct run *r, int task, int round, kf_err *err)
+{
+	int n = r->cfg.samples, rc = KF_OK;
+	int64_t *parents = kf_xcalloc((size_t)n, sizeof *parents), *best = kf_xcalloc((size_t)r->cfg.keep, sizeof *best);
+	int64_t *ids = kf_xcalloc((size_t)n, sizeof *ids);
+	cJSON **msgs = kf_xcalloc((size_t)n, sizeof *msgs);
+	cJSON **per_parent = kf_xcalloc((size_t)r->cfg.keep, sizeof *per_parent);
+	cJSON *fresh = NULL;
+	int n_best = round > 1 ? best_candidates(r, task, best) : 0;
+	for (int i = 0; i < n_best && rc == KF_OK; i++)
+		rc = refine_messages(r, task, best[i], &per_parent[i], err);
+	if (rc == KF_OK && !n_best)
+		rc = kf_prompt_task_messages(r->tasks[task].t, r->cfg.backend, &r->peaks, &fresh, err);
+	if (rc != KF_OK)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		parents[i] = n_best ? best[i % n_best] : 0;
+		msgs[i] = n_best ? per_parent[i % n_best] : fresh;
+	}
+	rc = kf_record_plan_round(r->s, r->id, r->tasks[task].t->name, round, n, parents, msgs, r->cfg.params.model,
+				  r->params, ids, err);
+	for (int i = 0; i < n && rc == KF_OK; i++) {
+		struct req *q = add_req(r, ids[i], task, round, i);
+		q->messages = cJSON_PrintUnformatted(msgs[i]);
+	}
+	if (rc == KF_OK) {
+		r->tasks[task].round = round;
+		struct kf_agent_event e = { .kind = KF_AGENT_EV_ROUND, .task = r->tasks[task].t->name, .round = round,
+					    .what = n_best ? "refine" : "sample", .sol_fraction = NAN, .retry_in_s = -1 };
+		emit(r, &e);
+	}
+out:
+	for (int i = 0; i < r->cfg.keep; i++)
+		cJSON_Delete(per_parent[i]);
+	cJSON_Delete(fresh);
+	free(per_parent);
+	free(msgs);
+	free(ids);
+	free(best);
+	free(parents);
+	return rc;
+}
+
+static int advance_tasks(struct run *r, kf_err *err)
+{
+	for (int i = 0; i < r->n_tasks; i++) {
+		struct task_state *ts = &r->tasks[i];
+		if (ts->done || (ts->round > 0 && !round_complete(r, i, ts->round)))
+			continue;
+		if (ts->round >= r->cfg.rounds) {
+			ts->done = true;
+			emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
+			continue;
+		}
+		if (plan_round(r, i, ts->round + 1, err) != KF_OK)
+			return err->code;
+	}
+	return KF_OK;
+}
+
+/* ---- stopping ---- */
+
+static void stop(struct run *r, bool hard, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void stop(struct run *r, bool hard, const char *fmt, ...)
+{
+	bool first = !r->stop_soft && !r->stop_hard;
+	if (hard)
+		r->stop_hard = true;
+	else
+		r->stop_soft = true;
+	if (!first)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->stop_reason, sizeof r->stop_reason, fmt, ap);
+	va_end(ap);
+	emit_simple(r, KF_AGENT_EV_STOP, -1, r->stop_reason);
+}
+
+/* Budgets on money and tokens stop new requests (replies already paid for are still judged); the
+ * wall-clock budget and a signal stop at once, leaving unfinished work for --resume. */
+static void check_stop(struct run *r)
+{
+	if (*r->stop)
+		stop(r, true, "interrupted");
+	double minutes = (double)(kf_now_ns() - r->started_ns) / NS_PER_S / SECONDS_PER_MINUTE;
+	if (r->cfg.max_minutes > 0 && minutes >= r->cfg.max_minutes)
+		stop(r, true, "time budget reached (--max-minutes %g)", r->cfg.max_minutes);
+	if (r->cfg.budget_tokens > 0 && r->tokens >= r->cfg.budget_tokens)
+		stop(r, false, "token budget reached (%lld of --budget-tokens %lld)", (long long)r->tokens,
+		     (long long)r->cfg.budget_tokens);
+	if (r->cfg.budget_usd > 0 && r->cost_usd >= r->cfg.budget_usd)
+		stop(r, false, "cost budget reached ($%.4f of --budget-usd %g)", r->cost_usd, r->cfg.budget_usd);
+}
+
+/* ---- the loop ---- */
+
+static bool all_done(const struct run *r)
+{
+	for (int i = 0; i < r->n_tasks; i++)
+		if (!r->tasks[i].done)
+			return false;
+	return true;
+}
+
+static int loop(struct run *r, kf_err *err)
+{
+	for (;;) {
+		check_stop(r);
+		if (r->rc != KF_OK || r->stop_hard)
+			break;
+		if (!r->stop_soft && (advance_tasks(r, err) != KF_OK || launch(r, err) != KF_OK))
+			return err->code;
+		if (next_to_judge(r)) {
+			if (kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
+				return err->code;
+			/* Looked up again: replies delivered by the flush may have grown (moved) the list. */
+			if (judge_one(r, next_to_judge(r), err) != KF_OK || kf_http_step(r->http, 0, err) != KF_OK)
+				return err->code;
+			continue;
+		}
+		if (kf_http_pending(r->http) > 0) {
+			if (kf_http_step(r->http, TICK_MS, err) != KF_OK)
+				return err->code;
+			emit_simple(r, KF_AGENT_EV_TICK, -1, NULL);
+			continue;
+		}
+		if (all_done(r) || r->stop_soft)
+			break;
+		return kf_errf(err, KF_EINTERNAL, "run %lld has unfinished tasks but nothing to send or judge",
+			       (long long)r->id);
+	}
+	return r->rc; /* raise_error already put its message in *err */
+}
+
+/* ---- setup ---- */
+
+/* A crash between storing a reply and storing its candidate leaves code with no candidate: the
+ * reply is in the store, so the candidate is made from it now instead of asking again. */
+static int load_state(struct run *r, kf_err *err)
+{
+	struct kf_record_request *rows = NULL;
+	struct kf_record_candidate *cands = NULL;
+	int n = 0, nc = 0;
+	int rc = kf_record_load_candidates(r->s, r->id, &cands, &nc, err);
+	for (int i = 0; i < nc && rc == KF_OK; i++) {
+		int task = task_index(r, cands[i].task);
+		if (task < 0)
+			continue;
+		struct cand *c = add_cand(r, cands[i].id, task);
+		c->evaluated = cands[i].evaluated;
+		snprintf(c->verdict, sizeof c->verdict, "%s", cands[i].verdict);
+		c->sol_fraction = cands[i].sol_fraction;
+	}
+	if (rc == KF_OK)
+		rc = kf_record_load_requests(r->s, r->id, &rows, &n, err);
+	for (int i = 0; i < n && rc == KF_OK; i++) {
+		int task = task_index(r, rows[i].task);
+		if (task < 0)
+			continue;
+		struct req *q = add_req(r, rows[i].id, task, rows[i].round, rows[i].slot);
+		q->status = rows[i].status;
+		q->attempts = rows[i].attempts;
+		q->candidate_id = rows[i].candidate_id;
+		q->messages = rows[i].messages;
+		rows[i].messages = NULL;
+		if (r->tasks[task].round < q->round)
+			r->tasks[task].round = q->round;
+		if (rows[i].reply && !q->candidate_id) {
+			struct kf_extract x;
+			kf_extract_code(rows[i].reply, r->cfg.backend, &x);
+			if (x.outcome == KF_EXTRACT_CODE)
+				rc = attach_candidate(r, q, x.code, err);
+			kf_extract_free(&x);
+		}
+	}
+	struct kf_record_task_totals tot;
+	if (rc == KF_OK && (rc = kf_record_totals(r->s, r->id, NULL, &tot, err)) == KF_OK) {
+		r->tokens = tot.tokens_in + tot.tokens_out;
+		r->cost_usd = isnan(tot.cost_usd) ? 0 : tot.cost_usd;
+	}
+	kf_record_requests_free(rows, n);
+	free(cands);
+	return rc;
+}
+
+static int fixed_matches(const struct kf_record_run *run, const struct kf_agent_config *cfg, kf_err *err)
+{
+	const char *provider = kf_provider_get(cfg->provider)->name, *backend = kf_backend_name(cfg->backend);
+	if (strcmp(run->model, cfg->params.model))
+		return kf_errf(err, KF_EINPUT, "run %lld used model '%s': --resume cannot change it", (long long)run->id,
+			       run->model);
+	if (strcmp(run->provider, provider))
+		return kf_errf(err, KF_EINPUT, "run %lld used provider %s: --resume cannot change it", (long long)run->id,
+			       run->provider);
+	if (strcmp(run->backend, backend))
+		return kf_errf(err, KF_EINPUT, "run %lld judged on the %s backend: --resume cannot change it",
+			       (long long)run->id, run->backend);
+	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(run->config, "seed");
+	if (cJSON_IsNumber(seed) && (uint64_t)seed->valuedouble != cfg->seed)
+		return kf_errf(err, KF_EINPUT, "run %lld used --seed %.0f: --resume cannot change it", (long long)run->id,
+			       seed->valuedouble);
+	return KF_OK;
+}
+
+static int open_run(struct run *r, kf_err *err)
+{
+	const struct kf_agent_run_args *a = r->a;
+	int rc;
+	if (a->resume_id) {
+		struct kf_record_run run;
+		if ((rc = kf_record_load_run(r->s, a->resume_id, &run, err)) != KF_OK)
+			return rc;
+		rc = fixed_matches(&run, &r->cfg, err);
+		kf_record_run_free(&run);
+		if (rc == KF_OK)
+			rc = kf_record_run_tasks(r->s, a->resume_id, &r->owned, &r->n_owned, err);
+		if (rc == KF_OK)
+			rc = kf_record_update_run(r->s, a->resume_id, "running", NULL, a->config, r->cfg.base_url, err);
+		if (rc == KF_OK)
+			r->id = a->resume_id;
+	} else {
+		struct kf_record_run run = { .model = (char *)r->cfg.params.model, .base_url = (char *)r->cfg.base_url,
+					     .config = a->config };
+		snprintf(run.provider, sizeof run.provider, "%s", r->prov->name);
+		snprintf(run.backend, sizeof run.backend, "%s", kf_backend_name(r->cfg.backend));
+		rc = kf_record_create_run(r->s, &run, a->tasks, a->n_tasks, &r->id, err);
+	}
+	if (rc != KF_OK)
+		return rc;
+	struct kf_task **ts = a->resume_id ? r->owned : a->tasks;
+	r->n_tasks = a->resume_id ? r->n_owned : a->n_tasks;
+	r->tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *r->tasks);
+	for (int i = 0; i < r->n_tasks; i++)
+		r->tasks[i].t = ts[i];
+	return KF_OK;
+}
+
+static cJSON *params_json(const struct kf_llm_params *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (isnan(p->temperature))
+		cJSON_AddNullToObject(o, "temperature");
+	else
+		cJSON_AddNumberToObject(o, "temperature", p->temperature);
+	cJSON_AddNumberToObject(o, "max_tokens", p->max_tokens);
+	if (p->reasoning_effort)
+		cJSON_AddStringToObject(o, "reasoning_effort", p->reasoning_effort);
+	if (p->thinking_budget)
+		cJSON_AddNumberToObject(o, "thinking_budget", p->thinking_budget);
+	return o;
+}
+
+static int setup(struct run *r, kf_err *err)
+{
+	int rc = kf_agent_config_read(r->a->config, &r->cfg, err);
+	if (rc != KF_OK)
+		return rc;
+	r->cfg.api_key = r->a->api_key;
+	r->prov = kf_provider_get(r->cfg.provider);
+	if (r->a->judge)
+		r->judge = *r->a->judge;
+	else
+		kf_agent_local_judge(&r->cfg, &r->judge);
+	kf_provider_url(r->prov, r->cfg.base_url, &r->url);
+	r->prov->headers(r->cfg.api_key, r->headers);
+	r->params = params_json(&r->cfg.params);
+	snprintf(r->submitter, sizeof r->submitter, "%s (%d samples x %d rounds, keep %d)", r->cfg.params.model,
+		 r->cfg.samples, r->cfg.rounds, r->cfg.keep);
+	if ((rc = open_run(r, err)) != KF_OK)
+		return rc;
+	if (r->a->peaks) {
+		r->peaks = *r->a->peaks;
+		r->peaks.json = r->a->peaks->json ? cJSON_Duplicate(r->a->peaks->json, true) : NULL;
+	} else if ((rc = kf_sol_peaks(r->s, r->cfg.backend, r->cfg.device, &r->peaks, err)) != KF_OK) {
+		return rc;
+	}
+	const struct kf_http_callbacks cb = { on_attempt, on_done, on_body };
+	if ((rc = kf_http_new(&r->cfg.http, &cb, &r->http, err)) != KF_OK)
+		return rc;
+	return load_state(r, err);
+}
+
+static void teardown(struct run *r)
+{
+	kf_http_free(r->http);
+	for (int i = 0; i < r->n_reqs; i++) {
+		free(r->reqs[i]->messages);
+		free(r->reqs[i]);
+	}
+	free(r->reqs);
+	free(r->cands);
+	free(r->tasks);
+	kf_task_list_free(r->owned, r->n_owned);
+	kf_buf_free(&r->url);
+	kf_provider_headers_free(r->headers);
+	cJSON_Delete(r->params);
+	kf_sol_peaks_free(&r->peaks);
+}
+
+int kf_agent_run(const struct kf_agent_run_args *a, struct kf_agent_summary *summary, kf_err *err)
+{
+	static volatile sig_atomic_t never;
+	struct run r = { .a = a, .s = a->store, .err = err, .started_ns = kf_now_ns(), .stop = a->stop ? a->stop : &never };
+	memset(summary, 0, sizeof *summary);
+	int rc = setup(&r, err);
+	if (rc == KF_OK)
+		rc = loop(&r, err);
+	if (r.id && rc == KF_OK) {
+		bool stopped = r.stop_soft || r.stop_hard;
+		rc = kf_record_update_run(r.s, r.id, stopped ? "stopped" : "done", stopped ? r.stop_reason : NULL, NULL,
+					  NULL, err);
+	} else if (r.id) {
+		kf_err ignored;
+		char reason[STOP_REASON_MAX];
+		snprintf(reason, sizeof reason, "error: %s", err->msg);
+		kf_record_update_run(r.s, r.id, "stopped", reason, NULL, NULL, &ignored);
+	}
+	if (rc == KF_OK && (rc = kf_agent_summarize(r.s, r.id, summary, err)) == KF_OK)
+		summary->wall_s = (double)(kf_now_ns() - r.started_ns) / NS_PER_S;
+	teardown(&r);
+	return rc;
+}

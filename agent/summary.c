@@ -1,0 +1,137 @@
+/* What a run produced, read back from the store (see agent.h): per-task counts, tokens, cost and
+ * the best candidate by the agent's ranking, and the best correct kernels written out as files. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/extract.h"
+#include "agent/rank.h"
+#include "agent/record.h"
+#include "common/fs.h"
+
+int kf_agent_run_config(struct kf_store *s, int64_t id, cJSON **config, kf_err *err)
+{
+	struct kf_record_run run;
+	*config = NULL;
+	int rc = kf_record_load_run(s, id, &run, err);
+	if (rc != KF_OK)
+		return rc;
+	*config = run.config;
+	run.config = NULL;
+	kf_record_run_free(&run);
+	return KF_OK;
+}
+
+static void task_best(const struct kf_record_candidate *cands, int n, struct kf_agent_task_summary *t)
+{
+	struct kf_rank_key best = { 0 };
+	const struct kf_record_candidate *chosen = NULL;
+	for (int i = 0; i < n; i++) {
+		const struct kf_record_candidate *c = &cands[i];
+		if (strcmp(c->task, t->task))
+			continue;
+		t->candidates++;
+		if (!c->evaluated)
+			continue;
+		t->evaluated++;
+		t->ok += !strcmp(c->verdict, "ok");
+		struct kf_rank_key k = { kf_rank_class(c->verdict), c->sol_fraction, c->id };
+		if (!chosen || kf_rank_compare(&k, &best) < 0) {
+			chosen = c;
+			best = k;
+		}
+	}
+	t->best_time_ms = t->best_speedup = t->best_sol_fraction = NAN;
+	if (!chosen)
+		return;
+	t->best_id = chosen->id;
+	snprintf(t->best_verdict, sizeof t->best_verdict, "%s", chosen->verdict);
+	t->best_time_ms = chosen->time_ms;
+	t->best_speedup = chosen->speedup;
+	t->best_sol_fraction = chosen->sol_fraction;
+}
+
+int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summary *out, kf_err *err)
+{
+	struct kf_record_run run;
+	struct kf_task **tasks = NULL;
+	struct kf_record_candidate *cands = NULL;
+	int n_tasks = 0, n_cands = 0;
+	memset(out, 0, sizeof *out);
+	int rc = kf_record_load_run(s, run_id, &run, err);
+	if (rc != KF_OK)
+		return rc;
+	out->run_id = run_id;
+	snprintf(out->status, sizeof out->status, "%s", run.status);
+	snprintf(out->stop_reason, sizeof out->stop_reason, "%s", run.stop_reason ? run.stop_reason : "");
+	snprintf(out->model, sizeof out->model, "%s", run.model);
+	snprintf(out->provider, sizeof out->provider, "%s", run.provider);
+	snprintf(out->backend, sizeof out->backend, "%s", run.backend);
+	kf_record_run_free(&run);
+	if ((rc = kf_record_run_tasks(s, run_id, &tasks, &n_tasks, err)) != KF_OK ||
+	    (rc = kf_record_load_candidates(s, run_id, &cands, &n_cands, err)) != KF_OK)
+		goto out;
+	out->tasks = kf_xcalloc((size_t)n_tasks + 1, sizeof *out->tasks);
+	out->n_tasks = n_tasks;
+	for (int i = 0; i < n_tasks && rc == KF_OK; i++) {
+		struct kf_agent_task_summary *t = &out->tasks[i];
+		struct kf_record_task_totals tot;
+		snprintf(t->task, sizeof t->task, "%s", tasks[i]->name);
+		if ((rc = kf_record_totals(s, run_id, t->task, &tot, err)) != KF_OK)
+			break;
+		t->requests = tot.requests;
+		t->failed_requests = tot.failed;
+		t->no_code = tot.no_code;
+		t->tokens_in = tot.tokens_in;
+		t->tokens_out = tot.tokens_out;
+		t->cost_usd = tot.cost_usd;
+		task_best(cands, n_cands, t);
+		out->requests += t->requests;
+		out->candidates += t->candidates;
+		out->ok_tasks += t->ok > 0;
+	}
+	struct kf_record_task_totals all;
+	if (rc == KF_OK && (rc = kf_record_totals(s, run_id, NULL, &all, err)) == KF_OK) {
+		out->tokens_in = all.tokens_in;
+		out->tokens_out = all.tokens_out;
+		out->cost_usd = all.cost_usd;
+	}
+out:
+	kf_task_list_free(tasks, n_tasks);
+	free(cands);
+	if (rc != KF_OK)
+		kf_agent_summary_free(out);
+	return rc;
+}
+
+void kf_agent_summary_free(struct kf_agent_summary *s)
+{
+	free(s->tasks);
+	s->tasks = NULL;
+	s->n_tasks = 0;
+}
+
+int kf_agent_write_best(struct kf_store *s, const struct kf_agent_summary *sum, const char *dir, int *written,
+			kf_err *err)
+{
+	enum kf_backend b = KF_BACKEND_CPU;
+	*written = 0;
+	kf_backend_parse(sum->backend, &b);
+	int rc = kf_mkdir_p(dir, err);
+	for (int i = 0; i < sum->n_tasks && rc == KF_OK; i++) {
+		const struct kf_agent_task_summary *t = &sum->tasks[i];
+		if (!t->best_id || strcmp(t->best_verdict, "ok"))
+			continue;
+		char *source = NULL, path[PATH_MAX];
+		size_t len = 0;
+		snprintf(path, sizeof path, "%s/%s%s", dir, t->task, kf_extract_extension(b));
+		if ((rc = kf_record_candidate_source(s, t->best_id, &source, &len, err)) == KF_OK &&
+		    (rc = kf_write_file(path, source, len, err)) == KF_OK)
+			(*written)++;
+		free(source);
+	}
+	return rc;
+}

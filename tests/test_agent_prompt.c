@@ -1,0 +1,227 @@
+/* Prompt assembly (agent/prompt.c): the task prompt carries the generated header, the shapes,
+ * dtype, tolerance and rules, the device's peaks and the task's t_SOL, and never a hidden shape;
+ * feedback covers compile errors (trimmed), wrong answers, other failures and success; templates
+ * with unknown placeholders are refused by name. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/prompt.h"
+#include "common/fs.h"
+#include "eval/abi.h"
+
+static struct kf_task *task;
+static struct kf_peaks peaks;
+static char tmpdir[PATH_MAX];
+
+static void setup(void)
+{
+	kf_err err;
+	cr_assert_eq(kf_task_find(NULL, "vector_add", &task, &err), KF_OK, "%s", err.msg);
+	memset(&peaks, 0, sizeof peaks);
+	snprintf(peaks.device, sizeof peaks.device, "Test CPU (2 cores)");
+	peaks.bw_bytes_s = 20e9;
+	for (int d = 0; d < KF_DTYPE_COUNT; d++)
+		peaks.flops_s[d] = 100e9;
+}
+
+static void teardown(void)
+{
+	kf_task_free(task);
+	if (tmpdir[0])
+		kf_rm_rf(tmpdir);
+}
+
+TestSuite(agent_prompt, .init = setup, .fini = teardown);
+
+static const char *content(const cJSON *messages, int i)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(messages, i), "content"));
+}
+
+static const char *role(const cJSON *messages, int i)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(messages, i), "role"));
+}
+
+Test(agent_prompt, task_prompt_holds_the_header_shapes_tolerance_peaks_and_speed_of_light)
+{
+	cJSON *m = NULL;
+	kf_err err;
+	cr_assert_eq(kf_prompt_task_messages(task, KF_BACKEND_CPU, &peaks, &m, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(cJSON_GetArraySize(m), 2);
+	cr_assert_str_eq(role(m, 0), "system");
+	cr_assert_str_eq(role(m, 1), "user");
+	const char *p = content(m, 1);
+	kf_buf proto = KF_BUF_INIT;
+	kf_abi_prototype(task, KF_BACKEND_CPU, &proto);
+	const char *must[] = { "Task: vector_add", proto.data, "n=16777216", "n=1024", "n=65536", "f32",
+			       "1e-06", "Test CPU (2 cores)", "20 GB/s", "100 GFLOP/s", "memory-bound", "Rules:",
+			       "```c" };
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+		cr_expect(strstr(p, must[i]), "the task prompt lacks \"%s\"", must[i]);
+	/* t_SOL at the bench shape: 12*n bytes at 20 GB/s = 10.07 ms. */
+	cr_expect(strstr(p, "10.07 ms"), "t_SOL missing or wrong:\n%s", p);
+	cr_expect_null(strstr(p, "{{"), "an unfilled placeholder remains");
+	cr_expect_null(strstr(content(m, 0), "{{"), "an unfilled placeholder remains in the system prompt");
+	for (int i = 0; i < task->n_shapes[KF_SET_HIDDEN]; i++) {
+		char hidden[64];
+		snprintf(hidden, sizeof hidden, "n=%lld", (long long)task->shapes[KF_SET_HIDDEN][i].v[0]);
+		cr_expect_null(strstr(p, hidden), "hidden shape %s leaked into the prompt", hidden);
+	}
+	kf_buf_free(&proto);
+	cJSON_Delete(m);
+}
+
+Test(agent_prompt, cuda_prompt_asks_for_a_cuda_block)
+{
+	if (!kf_task_has_backend(task, KF_BACKEND_CUDA))
+		cr_skip_test("vector_add has no CUDA reference");
+	cJSON *m = NULL;
+	kf_err err;
+	cr_assert_eq(kf_prompt_task_messages(task, KF_BACKEND_CUDA, &peaks, &m, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(content(m, 0), "`cuda`"), "system prompt: %s", content(m, 0));
+	cr_expect(strstr(content(m, 1), "cudaStream_t stream"));
+	cJSON_Delete(m);
+}
+
+static cJSON *result_of(const char *json)
+{
+	cJSON *r = cJSON_Parse(json);
+	cr_assert_not_null(r);
+	return r;
+}
+
+Test(agent_prompt, compile_feedback_keeps_the_error_lines_and_drops_the_notes)
+{
+	cJSON *r = result_of("{\"verdict\":\"compile_error\",\"reason\":\"the compiler rejected the source\","
+			     "\"compile\":{\"log\":\"candidate.c: In function 'kf_launch':\\n"
+			     "candidate.c:6:37: error: expected ';' before 'return'\\n"
+			     "    6 |   out[i] = x[i] + y[i]\\n"
+			     "      |                       ^\\n"
+			     "./kf_task.h:60:5: note: previous declaration of 'kf_launch'\\n"
+			     "   60 | int kf_launch(const float *x);\\n\"}}");
+	kf_buf out = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(out.data, "compile_error"));
+	cr_expect(strstr(out.data, "error: expected ';' before 'return'"), "%s", out.data);
+	cr_expect(strstr(out.data, "out[i] = x[i] + y[i]"), "the source line after the error is context");
+	cr_expect_null(strstr(out.data, "note: previous declaration"), "notes are noise: %s", out.data);
+	cr_expect_null(strstr(out.data, "In function"), "%s", out.data);
+	kf_buf_free(&out);
+	cJSON_Delete(r);
+}
+
+Test(agent_prompt, trimmed_compile_log_is_capped)
+{
+	kf_buf log = KF_BUF_INIT, out = KF_BUF_INIT;
+	for (int i = 0; i < 500; i++)
+		kf_buf_addf(&log, "candidate.c:%d:1: error: something is wrong number %d\n", i, i);
+	kf_prompt_trim_compile_log(log.data, &out);
+	int lines = 0;
+	for (const char *p = out.data; *p; p++)
+		lines += *p == '\n';
+	cr_expect_lt(lines, 50, "%d lines kept", lines);
+	cr_expect_leq(out.len, 4100);
+	cr_expect(strstr(out.data, "number 0"));
+	cr_expect(strstr(out.data, "[...]"), "a cut log says so");
+	kf_buf_free(&log);
+	kf_buf_free(&out);
+}
+
+Test(agent_prompt, trimmed_compile_log_without_errors_keeps_its_start)
+{
+	kf_buf out = KF_BUF_INIT;
+	kf_prompt_trim_compile_log("ld: cannot find -lfoo\ncollect2: ld returned 1 exit status\n", &out);
+	cr_expect(strstr(out.data, "cannot find -lfoo"), "%s", out.data);
+	kf_buf_free(&out);
+}
+
+Test(agent_prompt, wrong_answer_feedback_names_the_mismatch_and_the_error_sizes)
+{
+	cJSON *r = result_of("{\"verdict\":\"wrong_answer\",\"reason\":\"output 'out'[37] = 1.5, expected 2.5 at ragged shape {n=37}, seed 7\","
+			     "\"max_abs_err\":1.0,\"max_rel_err\":0.4}");
+	kf_buf out = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(out.data, "wrong_answer"));
+	cr_expect(strstr(out.data, "'out'[37] = 1.5, expected 2.5 at ragged shape {n=37}"), "%s", out.data);
+	cr_expect(strstr(out.data, "absolute 1"), "%s", out.data);
+	cr_expect(strstr(out.data, "relative 0.4"), "%s", out.data);
+	kf_buf_free(&out);
+	cJSON_Delete(r);
+}
+
+Test(agent_prompt, runtime_failure_feedback_gives_the_reason)
+{
+	cJSON *r = result_of("{\"verdict\":\"sandbox_violation\",\"reason\":\"the kernel called socket (blocked)\"}");
+	kf_buf out = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(out.data, "sandbox_violation") && strstr(out.data, "called socket"), "%s", out.data);
+	kf_buf_free(&out);
+	cJSON_Delete(r);
+}
+
+Test(agent_prompt, success_feedback_gives_time_speedup_sol_fraction_and_the_bound)
+{
+	cJSON *r = result_of("{\"verdict\":\"ok\",\"time_ms\":12.5,\"ref_time_ms\":25.0,\"speedup\":2.0,"
+			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"memory\"}");
+	kf_buf out = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	const char *must[] = { "12.5 ms", "25 ms", "2x", "10 ms", "80.0%", "memory-bound", "n=16777216" };
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+		cr_expect(strstr(out.data, must[i]), "success feedback lacks \"%s\": %s", must[i], out.data);
+	kf_buf_free(&out);
+	cJSON_Delete(r);
+}
+
+Test(agent_prompt, refinement_shows_the_parent_code_then_the_feedback)
+{
+	cJSON *r = result_of("{\"verdict\":\"ok\",\"time_ms\":12.5,\"ref_time_ms\":25.0,\"speedup\":2.0,"
+			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"memory\"}");
+	cJSON *m = NULL;
+	kf_err err;
+	cr_assert_eq(kf_prompt_refine_messages(task, KF_BACKEND_CPU, &peaks, "int kf_launch(void) { return 0; }", r, &m, &err),
+		     KF_OK, "%s", err.msg);
+	cr_assert_eq(cJSON_GetArraySize(m), 4);
+	cr_expect_str_eq(role(m, 2), "assistant");
+	cr_expect_str_eq(content(m, 2), "```c\nint kf_launch(void) { return 0; }\n```");
+	cr_expect_str_eq(role(m, 3), "user");
+	cr_expect(strstr(content(m, 3), "80.0%"));
+	cJSON_Delete(m);
+	cJSON_Delete(r);
+}
+
+static void write_template(const char *name, const char *text)
+{
+	kf_err err;
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	cr_assert_eq(kf_write_file(path, text, strlen(text), &err), KF_OK, "%s", err.msg);
+}
+
+Test(agent_prompt, renders_sections_drops_comments_and_refuses_unknown_placeholders)
+{
+	kf_err err;
+	cr_assert_eq(kf_mkdtemp("/tmp", "kforge-prompts-", tmpdir, sizeof tmpdir, &err), KF_OK, "%s", err.msg);
+	setenv("KFORGE_PROMPTS", tmpdir, 1);
+	write_template("t.md", "%% a comment for editors\n=== a ===\nhello {{who}}\n=== b ===\nbye {{nobody}}\n");
+	const struct kf_prompt_var vars[] = { { "who", "world" } };
+	kf_buf out = KF_BUF_INIT;
+	cr_assert_eq(kf_prompt_render("t.md", "a", vars, 1, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect_str_eq(out.data, "hello world");
+	kf_buf_reset(&out);
+	cr_expect_eq(kf_prompt_render("t.md", "b", vars, 1, &out, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "t.md") && strstr(err.msg, "{{nobody}}"), "%s", err.msg);
+	kf_buf_reset(&out);
+	cr_expect_eq(kf_prompt_render("t.md", "c", vars, 1, &out, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "=== c ==="), "%s", err.msg);
+	cr_expect_eq(kf_prompt_render("missing.md", NULL, vars, 1, &out, &err), KF_EINPUT);
+	unsetenv("KFORGE_PROMPTS");
+	kf_buf_free(&out);
+}

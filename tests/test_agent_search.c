@@ -1,0 +1,529 @@
+/* The run loop (agent/search.c) in process, against the loopback scripted server, with a fake
+ * judge that decides verdicts instantly from the source: every request, attempt, reply, candidate
+ * and evaluation lands in the store; rounds refine the best candidates; identical code is judged
+ * once; faults are retried or recorded; budgets, the wall-clock limit and a stop signal end a run
+ * cleanly, and --resume finishes it without re-sending a finished request or re-judging a judged
+ * candidate; keys are sent and never stored. The real judge is exercised in test_agent_run.c. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/record.h"
+#include "common/fs.h"
+#include "tests/support/llm_server.h"
+
+#define TEST_TIMEOUT_S 180
+#define LAZY_MARK "{\n\treturn 0;\n}"
+#define BROKEN_MARK "semicolon is missing"
+#define FAKE_SOL 0.5
+#define TOKENS_PER_REPLY 1500 /* the server's default usage: 1000 in + 500 out */
+
+struct fake_judge {
+	int calls;
+	bool broken;
+	volatile sig_atomic_t *stop_after_first; /* raised after the first judgement */
+};
+
+static char tmpdir[PATH_MAX], db_path[PATH_MAX];
+static struct kf_store *store;
+static struct kf_llm_server *srv;
+static struct kf_task *tasks[2];
+static struct fake_judge fake;
+static struct kf_peaks peaks;
+static volatile sig_atomic_t stop_flag;
+
+static void setup(void)
+{
+	kf_err err;
+	cr_assert_eq(kf_mkdtemp("/tmp", "kforge-search-", tmpdir, sizeof tmpdir, &err), KF_OK, "%s", err.msg);
+	snprintf(db_path, sizeof db_path, "%s/kforge.db", tmpdir);
+	cr_assert_eq(kf_store_open(db_path, &store, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_task_find(NULL, "vector_add", &tasks[0], &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_task_find(NULL, "softmax_rows", &tasks[1], &err), KF_OK, "%s", err.msg);
+	memset(&fake, 0, sizeof fake);
+	memset(&peaks, 0, sizeof peaks);
+	snprintf(peaks.device, sizeof peaks.device, "fake CPU");
+	snprintf(peaks.key, sizeof peaks.key, "fake");
+	peaks.bw_bytes_s = 10e9;
+	for (int d = 0; d < KF_DTYPE_COUNT; d++)
+		peaks.flops_s[d] = 100e9;
+	stop_flag = 0;
+}
+
+static void teardown(void)
+{
+	kf_llm_server_stop(srv);
+	srv = NULL;
+	kf_store_close(store);
+	store = NULL;
+	for (int i = 0; i < 2; i++)
+		kf_task_free(tasks[i]);
+	if (tmpdir[0])
+		kf_rm_rf(tmpdir);
+}
+
+TestSuite(agent_search, .init = setup, .fini = teardown, .timeout = TEST_TIMEOUT_S);
+
+/* ---- helpers ---- */
+
+static int fake_evaluate(void *ctx, const struct kf_task *t, const struct kf_peaks *p, const char *src, size_t len,
+			 uint64_t seed, cJSON **result, kf_err *err)
+{
+	struct fake_judge *f = ctx;
+	(void)t;
+	(void)p;
+	(void)len;
+	f->calls++;
+	if (f->stop_after_first)
+		*f->stop_after_first = 1;
+	if (f->broken)
+		return kf_errf(err, KF_EINTERNAL, "the reference kernel is missing (fake)");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "seed", (double)(seed >> 11));
+	if (strstr(src, BROKEN_MARK)) {
+		cJSON_AddStringToObject(r, "verdict", "compile_error");
+		cJSON_AddStringToObject(r, "reason", "the compiler rejected the source");
+		cJSON *c = cJSON_AddObjectToObject(r, "compile");
+		cJSON_AddStringToObject(c, "log", "candidate.c:3:18: error: expected ';' before '}' token\n");
+	} else if (strstr(src, LAZY_MARK)) {
+		cJSON_AddStringToObject(r, "verdict", "unwritten_output");
+		cJSON_AddStringToObject(r, "reason", "1024 of 1024 elements of output 'out' were never written");
+	} else {
+		cJSON_AddStringToObject(r, "verdict", "ok");
+		cJSON_AddStringToObject(r, "reason", "passed every check");
+		cJSON_AddNumberToObject(r, "time_ms", 2.0);
+		cJSON_AddNumberToObject(r, "ref_time_ms", 3.0);
+		cJSON_AddNumberToObject(r, "speedup", 1.5);
+		cJSON_AddNumberToObject(r, "t_sol_ms", 1.0);
+		cJSON_AddNumberToObject(r, "sol_fraction", FAKE_SOL);
+		cJSON_AddStringToObject(r, "bound", "memory");
+	}
+	*result = r;
+	return KF_OK;
+}
+
+static void serve(const struct kf_llm_server_config *sc)
+{
+	kf_err err;
+	cr_assert_eq(kf_llm_server_start(sc, &srv, &err), KF_OK, "%s", err.msg);
+}
+
+/* A configuration for the server, with extra flag/value pairs (NULL-terminated). */
+static cJSON *config(const char *const *flags)
+{
+	kf_err err;
+	cJSON *c = kf_agent_config_default();
+	const char *base[] = { "model", "scripted", "provider", "openai", "base-url", kf_llm_server_url(srv),
+			       "samples", "4", "rounds", "2", "keep", "2", "concurrency", "8", "seed", "7", NULL };
+	for (int i = 0; base[i]; i += 2)
+		cr_assert_eq(kf_agent_config_set(c, base[i], base[i + 1], &err), KF_OK, "%s", err.msg);
+	for (int i = 0; flags && flags[i]; i += 2)
+		cr_assert_eq(kf_agent_config_set(c, flags[i], flags[i + 1], &err), KF_OK, "--%s: %s", flags[i], err.msg);
+	return c;
+}
+
+static int run(cJSON *cfg, int n_tasks, int64_t resume, const char *key, struct kf_agent_summary *sum, kf_err *err)
+{
+	const struct kf_agent_judge judge = { fake_evaluate, &fake };
+	struct kf_agent_run_args a = { .store = store, .resume_id = resume, .config = cfg, .tasks = tasks,
+				       .n_tasks = n_tasks, .api_key = key, .judge = &judge, .peaks = &peaks,
+				       .stop = &stop_flag };
+	return kf_agent_run(&a, sum, err);
+}
+
+static void run_ok(cJSON *cfg, int n_tasks, int64_t resume, struct kf_agent_summary *sum)
+{
+	kf_err err;
+	cr_assert_eq(run(cfg, n_tasks, resume, NULL, sum, &err), KF_OK, "%s", err.msg);
+}
+
+static int64_t q(const char *sql)
+{
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(kf_store_db(store), sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(kf_store_db(store)));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+	int64_t v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const struct kf_agent_task_summary *task_of(const struct kf_agent_summary *s, const char *name)
+{
+	for (int i = 0; i < s->n_tasks; i++)
+		if (!strcmp(s->tasks[i].task, name))
+			return &s->tasks[i];
+	cr_assert_fail("no task %s in the summary", name);
+	return NULL;
+}
+
+static const enum kf_scripted_reply mixed[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_NO_CODE, KF_LLM_LAZY };
+
+/* ---- tests ---- */
+
+Test(agent_search, records_every_request_reply_candidate_and_evaluation)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	cJSON *cfg = config(NULL);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(kf_llm_server_requests(srv), 16, "2 tasks x 4 samples x 2 rounds");
+	cr_expect_eq(kf_llm_server_refinements(srv), 8);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'done' AND reply IS NOT NULL AND response IS NOT NULL"), 16);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE tokens_in = 1000 AND tokens_out = 500 AND latency_ms > 0"
+		       " AND finish_reason = 'stop' AND cost_usd IS NULL AND finished_at IS NOT NULL"),
+		     16);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE error IS NULL AND http_status = 200"), 16);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'no_code' AND candidate_id IS NULL"), 2);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND candidate_id IS NULL"), 0);
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates WHERE origin = 'agent' AND run_id = 1"), 6, "good, broken, lazy per task");
+	cr_expect_eq(q("SELECT COUNT(*) FROM evaluations"), 6);
+	cr_expect_eq(fake.calls, 6, "identical code is judged once");
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e WHERE e.candidate_id = c.id) <> 1"), 0);
+	/* Round 2 refines the best two: the correct kernel and the lazy one, never the one that did not compile. */
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests r JOIN evaluations e ON e.candidate_id = r.parent_candidate_id"
+		       " WHERE r.round = 2 AND e.verdict IN ('ok', 'unwritten_output')"),
+		     8);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE round = 2 AND messages LIKE '%\"role\":\"assistant\"%'"
+		       " AND (messages LIKE '%Your kernel is correct%' OR messages LIKE '%never written%')"),
+		     8, "a refinement shows the parent's code and the judge's feedback");
+	cr_expect_eq(sum.n_tasks, 2);
+	cr_expect_eq(sum.ok_tasks, 2);
+	cr_expect_eq(sum.tokens_in + sum.tokens_out, 16 * TOKENS_PER_REPLY);
+	cr_expect(isnan(sum.cost_usd), "no price for model 'scripted'");
+	for (int i = 0; i < 2; i++) {
+		const struct kf_agent_task_summary *t = task_of(&sum, tasks[i]->name);
+		cr_expect_eq(t->requests, 8);
+		cr_expect_eq(t->no_code, 1);
+		cr_expect_eq(t->candidates, 3);
+		cr_expect_eq(t->ok, 1);
+		cr_expect_str_eq(t->best_verdict, "ok");
+		cr_expect_float_eq(t->best_sol_fraction, FAKE_SOL, 1e-12);
+	}
+	cr_expect_eq(q("SELECT COUNT(*) FROM runs WHERE status = 'done' AND stop_reason IS NULL"), 1);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, retries_or_records_every_fault)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_429,	    KF_LLM_FAULT_500,	      KF_LLM_FAULT_529,
+						    KF_LLM_FAULT_TRUNCATED_JSON, KF_LLM_FAULT_SHORT_BODY, KF_LLM_FAULT_RESET,
+						    KF_LLM_FAULT_STALL,	    KF_LLM_FAULT_401 };
+	static const enum kf_scripted_reply good[] = { KF_LLM_GOOD };
+	struct kf_llm_server_config sc = { .script = good, .script_len = 1, .faults = faults, .n_faults = 8,
+					   .stall_s = 60 };
+	serve(&sc);
+	const char *flags[] = { "samples", "8", "rounds", "1", "stall-timeout", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(kf_llm_server_requests(srv), 15, "7 faults retried once each, the 401 never");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'done' AND attempts = 2"), 7);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'failed' AND outcome = 'http_error' AND http_status = 401"
+		       " AND attempts = 1 AND error LIKE '%invalid API key%'"),
+		     1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 8);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE http_status = 429 AND retry_after_s = 1 AND retry_in_s >= 1"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE http_status IN (500, 529) AND retry_in_s > 0"), 2);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE http_status = 401 AND retry_in_s IS NULL"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE error LIKE '%malformed or truncated%'"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE http_status IS NULL AND error IS NOT NULL"), 2,
+		     "a reset and a stall leave no status");
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE http_status = 200 AND error LIKE '%partial file%'"), 1,
+		     "a body shorter than announced is a transport error after the headers");
+	cr_expect_eq(task_of(&sum, "vector_add")->ok, 1);
+	cr_expect_eq(task_of(&sum, "vector_add")->failed_requests, 1);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, records_replies_without_usable_code_and_keeps_huge_ones)
+{
+	static const enum kf_scripted_reply odd[] = { KF_LLM_UNTERMINATED, KF_LLM_CONFLICTING, KF_LLM_EMPTY_BLOCK,
+						      KF_LLM_HUGE };
+	struct kf_llm_server_config sc = { .script = odd, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'unterminated_block' AND finish_reason = 'length'"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'conflicting_files' AND error LIKE '%helpers.h%'"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'empty_block'"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND length(reply) > 2000000"), 1);
+	cr_expect_eq(task_of(&sum, "vector_add")->no_code, 3);
+	cr_expect_eq(task_of(&sum, "vector_add")->ok, 1, "the kernel after 2 MB of prose is judged");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, token_budget_stops_sending_and_resume_finishes_without_resending)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "concurrency", "1", "budget-tokens", "3000", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_str_eq(sum.status, "stopped");
+	cr_expect(strstr(sum.stop_reason, "token budget"), "%s", sum.stop_reason);
+	cr_expect_eq(kf_llm_server_requests(srv), 2);
+	int64_t done = q("SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
+	cr_expect_eq(done, 2);
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates c WHERE NOT EXISTS (SELECT 1 FROM evaluations e WHERE e.candidate_id = c.id)"),
+		     0, "replies already paid for are judged before stopping");
+	int judged = fake.calls;
+	kf_agent_summary_free(&sum);
+	kf_err err;
+	cr_assert_eq(kf_agent_config_set(cfg, "budget-tokens", "1000000", &err), KF_OK);
+	run_ok(cfg, 0, 1, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(kf_llm_server_requests(srv), 8, "no finished request was sent again");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests"), 8);
+	cr_expect_eq(q("SELECT COUNT(*) FROM evaluations"), fake.calls, "each candidate judged once");
+	cr_expect_gt(fake.calls, judged);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, cost_budget_uses_the_given_prices)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "concurrency", "1", "price-in", "1", "price-out", "2", "budget-usd", "0.004", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	/* 1000 in at $1/M + 500 out at $2/M = $0.002 per request. */
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE abs(cost_usd - 0.002) < 1e-12"), 2);
+	cr_expect_str_eq(sum.status, "stopped");
+	cr_expect(strstr(sum.stop_reason, "cost budget"), "%s", sum.stop_reason);
+	cr_expect_float_eq(sum.cost_usd, 0.004, 1e-12);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, refuses_a_cost_budget_for_a_model_without_a_price)
+{
+	struct kf_llm_server_config sc = { 0 };
+	serve(&sc);
+	const char *flags[] = { "budget-usd", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	kf_err err;
+	cr_expect_eq(run(cfg, 1, 0, NULL, &sum, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "--price-in"), "%s", err.msg);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, a_stop_signal_leaves_a_run_that_resumes_without_rejudging)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4, .latency_s = 0.2 };
+	serve(&sc);
+	cJSON *cfg = config(NULL);
+	struct kf_agent_summary sum;
+	fake.stop_after_first = &stop_flag;
+	run_ok(cfg, 2, 0, &sum);
+	cr_expect_str_eq(sum.status, "stopped");
+	cr_expect_str_eq(sum.stop_reason, "interrupted");
+	int64_t finished = q("SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
+	int64_t judged = q("SELECT COUNT(*) FROM evaluations");
+	cr_expect_eq(judged, 0, "a judgement that overlapped the signal is not recorded");
+	cr_expect_lt(finished, 16);
+	kf_agent_summary_free(&sum);
+	int served = kf_llm_server_requests(srv);
+	fake.stop_after_first = NULL;
+	stop_flag = 0;
+	run_ok(cfg, 0, 1, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(kf_llm_server_requests(srv) - served, 16 - finished, "only unfinished requests are sent again");
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e WHERE e.candidate_id = c.id) <> 1"), 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, the_time_limit_stops_at_once_and_resume_sends_what_was_in_flight)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4, .latency_s = 3 };
+	serve(&sc);
+	const char *flags[] = { "max-minutes", "0.01", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_str_eq(sum.status, "stopped");
+	cr_expect(strstr(sum.stop_reason, "time budget"), "%s", sum.stop_reason);
+	cr_expect_lt(sum.wall_s, 2.5, "the limit (0.6 s) did not wait for replies (%.1f s)", sum.wall_s);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'pending'"), 4);
+	kf_agent_summary_free(&sum);
+	kf_err err;
+	cr_assert_eq(kf_agent_config_set(cfg, "max-minutes", "10", &err), KF_OK);
+	run_ok(cfg, 0, 1, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'done'"), 8);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, resume_refuses_to_change_the_model)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	kf_agent_summary_free(&sum);
+	kf_err err;
+	cr_assert_eq(kf_agent_config_set(cfg, "model", "another", &err), KF_OK);
+	cr_expect_eq(run(cfg, 0, 1, NULL, &sum, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "model"), "%s", err.msg);
+	cr_expect_eq(run(cfg, 0, 99, NULL, &sum, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "no run with id 99"), "%s", err.msg);
+	cr_expect_eq(q("SELECT COUNT(*) FROM runs WHERE status = 'done'"), 1, "a refused resume changes nothing");
+	cJSON_Delete(cfg);
+}
+
+/* Every text value in every table of the database. */
+static bool database_contains(const char *needle)
+{
+	sqlite3 *db = kf_store_db(store);
+	sqlite3_stmt *tables;
+	bool found = false;
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &tables, NULL), SQLITE_OK);
+	while (!found && sqlite3_step(tables) == SQLITE_ROW) {
+		char sql[256];
+		sqlite3_stmt *st;
+		snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", (const char *)sqlite3_column_text(tables, 0));
+		cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		while (!found && sqlite3_step(st) == SQLITE_ROW)
+			for (int c = 0; c < sqlite3_column_count(st) && !found; c++) {
+				const unsigned char *v = sqlite3_column_text(st, c);
+				found = v && strstr((const char *)v, needle);
+			}
+		sqlite3_finalize(st);
+	}
+	sqlite3_finalize(tables);
+	return found;
+}
+
+Test(agent_search, sends_the_api_key_but_never_stores_it)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	kf_err err;
+	cr_assert_eq(run(cfg, 1, 0, "sk-secret-4242", &sum, &err), KF_OK, "%s", err.msg);
+	char auth[256];
+	kf_llm_server_last_auth(srv, auth, sizeof auth);
+	cr_expect_str_eq(auth, "Authorization: Bearer sk-secret-4242");
+	cr_expect_not(database_contains("sk-secret-4242"), "the API key reached the database");
+	cr_expect(database_contains("scripted"), "the scan does see the run's text");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, speaks_the_anthropic_messages_api)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "provider", "anthropic", "thinking-budget", "2048", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	kf_err err;
+	cr_assert_eq(run(cfg, 1, 0, "ak-test", &sum, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(kf_llm_server_api_requests(srv, "anthropic"), 8);
+	cr_expect_eq(kf_llm_server_api_requests(srv, "openai"), 0);
+	char auth[256];
+	kf_llm_server_last_auth(srv, auth, sizeof auth);
+	cr_expect_str_eq(auth, "x-api-key: ak-test");
+	cr_expect_eq(task_of(&sum, "vector_add")->ok, 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE finish_reason = 'end_turn' AND params LIKE '%thinking_budget%'"), 8);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, a_judge_failure_is_recorded_as_internal_error_and_the_run_goes_on)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	fake.broken = true;
+	cJSON *cfg = config(NULL);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(q("SELECT COUNT(*) FROM evaluations WHERE verdict = 'internal_error' AND reason LIKE '%reference kernel is missing%'"),
+		     3);
+	cr_expect_eq(task_of(&sum, "vector_add")->ok, 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, writes_the_best_correct_kernel_of_each_task)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	char out[PATH_MAX], path[PATH_MAX], example[PATH_MAX];
+	snprintf(out, sizeof out, "%s/best", tmpdir);
+	int written = 0;
+	kf_err err;
+	cr_assert_eq(kf_agent_write_best(store, &sum, out, &written, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(written, 2);
+	snprintf(path, sizeof path, "%s/vector_add.c", out);
+	snprintf(example, sizeof example, "%s/examples/cpu/vector_add.c", kf_home());
+	char *got = NULL, *want = NULL;
+	cr_assert_eq(kf_read_file(path, 1u << 20, &got, NULL, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_read_file(example, 1u << 20, &want, NULL, &err), KF_OK, "%s", err.msg);
+	cr_expect_str_eq(got, want, "the written kernel is the correct one, byte for byte");
+	free(got);
+	free(want);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, resume_repairs_what_a_crash_left_half_written)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	kf_agent_summary_free(&sum);
+	int64_t good = q("SELECT candidate_id FROM evaluations WHERE verdict = 'ok'");
+	int64_t lazy = q("SELECT candidate_id FROM evaluations WHERE verdict = 'unwritten_output'");
+	int64_t candidates = q("SELECT COUNT(*) FROM candidates");
+	/* A crash after a reply was stored but before its candidate was linked, and one after a
+	 * candidate was stored but before its evaluation was. */
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "UPDATE requests SET candidate_id = NULL WHERE candidate_id = %lld;"
+		 "DELETE FROM samples WHERE evaluation_id IN (SELECT id FROM evaluations WHERE candidate_id = %lld);"
+		 "DELETE FROM evaluations WHERE candidate_id = %lld; UPDATE runs SET status = 'running'",
+		 (long long)good, (long long)lazy, (long long)lazy);
+	cr_assert_eq(sqlite3_exec(kf_store_db(store), sql, NULL, NULL, NULL), SQLITE_OK);
+	int served = kf_llm_server_requests(srv), judged = fake.calls;
+	run_ok(cfg, 0, 1, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(kf_llm_server_requests(srv), served, "the stored reply was used, not asked for again");
+	cr_expect_eq(fake.calls, judged + 1, "only the unjudged candidate was judged");
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates"), candidates, "the relinked code is the same candidate");
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM requests WHERE candidate_id = %lld", (long long)good);
+	cr_expect_eq(q(sql), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e WHERE e.candidate_id = c.id) <> 1"), 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}

@@ -1471,7 +1471,8 @@ int kf_task_list(const char *dir, struct kf_task ***out, int *n_out, kf_err *err
 	closedir(d);
 	if (rc != KF_OK)
 		goto fail;
-	qsort(ts, (size_t)n, sizeof *ts, task_order);
+	if (n > 1) /* qsort wants a valid array even for no elements */
+		qsort(ts, (size_t)n, sizeof *ts, task_order);
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (!strcmp(ts[i]->name, ts[j]->name)) {

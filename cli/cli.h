@@ -42,5 +42,6 @@ int kf_cmd_show(int argc, char **argv);
 int kf_cmd_run(int argc, char **argv);
 int kf_cmd_leaderboard(int argc, char **argv);
 int kf_cmd_export(int argc, char **argv);
+int kf_cmd_rank(int argc, char **argv);
 
 #endif

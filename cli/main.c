@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "run", kf_cmd_run, "ask an LLM for kernels for a task suite: sample, judge, refine, resumable" },
 	{ "leaderboard", kf_cmd_leaderboard, "fast_p, SOL and pass@k tables per source and task (csv, json, md, html)" },
 	{ "export", kf_cmd_export, "write a run's selected kernels and a JSON Lines record of every candidate" },
+	{ "rank", kf_cmd_rank, "rank a run's candidates: weak verifiers, label-model P(correct), then SOL fraction" },
 };
 
 static void usage(FILE *f)

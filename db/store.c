@@ -149,6 +149,48 @@ static const char *const migrations[] = {
 	"  finished_at TEXT NOT NULL DEFAULT (" SQL_NOW "),"
 	"  PRIMARY KEY (request_id, attempt)"
 	") STRICT;",
+	/* 3: weak verifiers and the label model (eval/rank.c owns the SQL). A verification of an
+	 * evaluation keeps one vote per verifier with its evidence, and the consensus probes (the
+	 * candidate's outputs at fixed positions of fixed inputs, little-endian doubles); every ranking
+	 * keeps its label-model fit and the posterior P(correct) of each evaluation it covered. */
+	"CREATE TABLE verifications ("
+	"  evaluation_id INTEGER PRIMARY KEY REFERENCES evaluations(id),"
+	"  options TEXT NOT NULL CHECK (json_valid(options)),"
+	"  seconds REAL NOT NULL,"
+	"  kforge_version TEXT NOT NULL,"
+	"  created_at TEXT NOT NULL DEFAULT (" SQL_NOW ")"
+	") STRICT;"
+	"CREATE TABLE verifier_votes ("
+	"  evaluation_id INTEGER NOT NULL REFERENCES verifications(evaluation_id),"
+	"  verifier TEXT NOT NULL,"
+	"  vote TEXT NOT NULL CHECK (vote IN ('pass', 'fail', 'abstain')),"
+	"  evidence TEXT NOT NULL CHECK (json_valid(evidence)),"
+	"  updated_at TEXT NOT NULL DEFAULT (" SQL_NOW "),"
+	"  PRIMARY KEY (evaluation_id, verifier)"
+	") STRICT;"
+	"CREATE TABLE verifier_probes ("
+	"  evaluation_id INTEGER NOT NULL REFERENCES verifications(evaluation_id),"
+	"  probe_key TEXT NOT NULL,"
+	"  shape TEXT NOT NULL,"
+	"  ran INTEGER NOT NULL CHECK (ran IN (0, 1)),"
+	"  counts TEXT NOT NULL CHECK (json_valid(counts)),"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (evaluation_id, probe_key)"
+	") STRICT;"
+	"CREATE TABLE label_fits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  scope TEXT NOT NULL,"
+	"  model TEXT NOT NULL CHECK (json_valid(model)),"
+	"  kforge_version TEXT NOT NULL,"
+	"  created_at TEXT NOT NULL DEFAULT (" SQL_NOW ")"
+	") STRICT;"
+	"CREATE TABLE posteriors ("
+	"  fit_id INTEGER NOT NULL REFERENCES label_fits(id),"
+	"  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id),"
+	"  p_correct REAL CHECK (p_correct IS NULL OR (p_correct >= 0 AND p_correct <= 1)),"
+	"  PRIMARY KEY (fit_id, evaluation_id)"
+	") STRICT;"
+	"CREATE INDEX posteriors_by_evaluation ON posteriors(evaluation_id, fit_id);",
 };
 
 #define LATEST_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "eval/rank.h"
 #include "sandbox/verdict.h"
 
 const double kf_lb_fast_p_thresholds[KF_LB_N_FAST_P] = { 0.0, 0.5, 0.8, 1.0, 1.5, 2.0 };
@@ -19,8 +20,9 @@ const struct kf_lb_formula kf_lb_formulas[KF_LB_N_FORMULAS] = {
 		    "group whose tasks are (task, backend, device) triples" },
 	{ "tasks_in_scope", "the tasks with at least one evaluated candidate in the group (after --run and --task); "
 			    "every source is scored on all of them" },
-	{ "selected", "per (source, task, backend, device): the candidate with verdict ok and the lowest median "
-		      "time_ms; ties by lower IQR, then shorter source, then lower submission id" },
+	{ "selected", "per (source, task, backend, device): among the candidates with verdict ok, those that "
+		      "kforge rank trusts (latest posterior P(correct) >= 0.5) first, then the lowest median time_ms; "
+		      "ties by lower IQR, then shorter source, then lower submission id" },
 	{ "speedup", "ref_time_ms / time_ms (reference kernel timed interleaved in the same session)" },
 	{ "vendor_speedup", "vendor_time_ms / time_ms; null without a vendor baseline" },
 	{ "sol_fraction", "t_sol_ms / time_ms, with t_sol = max(FLOPs / peak FLOP rate, bytes / peak bandwidth)" },
@@ -72,7 +74,8 @@ static const char load_sql[] =
 	"  c.source_hash, c.task_hash, l.compile_key, l.compiler,"
 	"  json_extract(l.facts, '$[1]'), json_extract(l.facts, '$[2]'),"
 	"  l.time_ms, l.ref_time_ms, l.vendor_time_ms, json_extract(l.facts, '$[3]'),"
-	"  l.t_sol_ms, l.sol_fraction, l.sol_score, length(CAST(c.source AS BLOB))"
+	"  l.t_sol_ms, l.sol_fraction, l.sol_score, length(CAST(c.source AS BLOB)),"
+	"  (SELECT p.p_correct FROM posteriors p WHERE p.evaluation_id = l.id ORDER BY p.fit_id DESC LIMIT 1)"
 	" FROM latest l JOIN candidates c ON c.id = l.candidate_id"
 	" WHERE l.rn = 1"
 	"  AND (?1 IS NULL OR c.run_id IN (SELECT value FROM json_each(?1)))"
@@ -85,7 +88,7 @@ enum load_col {
 	COL_SUBMISSION, COL_EVALUATION, COL_RUN, COL_SOURCE, COL_TASK, COL_BACKEND, COL_DEVICE, COL_VERDICT,
 	COL_REASON, COL_SOURCE_HASH, COL_TASK_HASH, COL_COMPILE_KEY, COL_COMPILER, COL_DRIVER, COL_RUNTIME,
 	COL_TIME, COL_REF_TIME, COL_VENDOR_TIME, COL_IQR, COL_T_SOL, COL_SOL_FRACTION, COL_SOL_SCORE,
-	COL_SOURCE_BYTES,
+	COL_SOURCE_BYTES, COL_P_CORRECT,
 };
 
 /* The agent's request log: tokens and cost per request, keyed by run. Absent before the agent ran. */
@@ -167,6 +170,7 @@ static void read_eval(sqlite3_stmt *st, struct kf_lb_eval *e)
 	e->sol_fraction = column_number(st, COL_SOL_FRACTION);
 	e->sol_score = column_number(st, COL_SOL_SCORE);
 	e->source_bytes = sqlite3_column_int64(st, COL_SOURCE_BYTES);
+	e->p_correct = column_number(st, COL_P_CORRECT);
 }
 
 /* A JSON array of the filter values for json_each, or NULL when the filter is off. */
@@ -290,8 +294,17 @@ static int cmp_nan_last(double a, double b)
 	return (a > b) - (a < b);
 }
 
+/* Trusted by the label model of kforge rank (eval/rank.h): where no ranking has scored a candidate,
+ * no candidate is trusted and the rule is time alone. */
+static bool trusted(const struct kf_lb_eval *e)
+{
+	return e->p_correct >= KF_RANKING_DEFAULT_THETA; /* NAN compares false */
+}
+
 static bool better_kernel(const struct kf_lb_eval *a, const struct kf_lb_eval *b)
 {
+	if (trusted(a) != trusted(b))
+		return trusted(a);
 	int d = cmp_nan_last(a->time_ms, b->time_ms);
 	if (!d)
 		d = cmp_nan_last(a->iqr_ms, b->iqr_ms);

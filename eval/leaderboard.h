@@ -49,6 +49,7 @@ struct kf_lb_eval {
 	char *driver_version, *runtime_version; /* CUDA's, as "13.0" */
 	double time_ms, ref_time_ms, vendor_time_ms, iqr_ms, t_sol_ms, sol_fraction, sol_score;
 	int64_t source_bytes;
+	double p_correct; /* the latest posterior P(correct) from kforge rank; NAN when never ranked */
 	bool selected; /* the selected kernel of its row */
 };
 
@@ -106,8 +107,9 @@ struct kf_leaderboard {
 int kf_leaderboard_build(struct kf_store *s, const struct kf_lb_query *q, struct kf_leaderboard **out, kf_err *err);
 void kf_leaderboard_free(struct kf_leaderboard *lb);
 
-/* The selection rule, in one place: the correct candidate (verdict ok) with the lowest median time;
- * ties by lower IQR, then shorter source, then lower submission id. NULL when none is correct. */
+/* The selection rule, in one place: among the correct candidates (verdict ok), those kforge rank trusts
+ * (p_correct >= KF_RANKING_DEFAULT_THETA) first, then the lowest median time; ties by lower IQR, then
+ * shorter source, then lower submission id. NULL when none is correct. */
 const struct kf_lb_eval *kf_lb_select(const struct kf_lb_eval *const *cands, int n);
 /* The verdict of the candidate that got furthest through the judge; NULL when n is 0. */
 const char *kf_lb_best_verdict(const struct kf_lb_eval *const *cands, int n);

@@ -317,7 +317,7 @@ Test(leaderboard, pass_at_k_matches_hand_computed_values)
 	cr_expect(isnan(kf_lb_pass_at_k(3, 4, 1)), "c > n is impossible");
 }
 
-Test(leaderboard, selects_the_fastest_correct_kernel_then_lower_iqr_then_shorter_source)
+Test(leaderboard, without_posteriors_selects_the_fastest_correct_kernel_then_lower_iqr_then_shorter_source)
 {
 	fill_fixture();
 	struct kf_lb_query q = { 0 };
@@ -334,6 +334,42 @@ Test(leaderboard, selects_the_fastest_correct_kernel_then_lower_iqr_then_shorter
 	cr_assert_not_null(mm->selected);
 	cr_expect_eq(mm->selected->submission_id, ID_MODEL_MATMUL_SHORT,
 		     "equal times: the lower IQR wins over the shortest source, then the shorter source wins");
+	kf_leaderboard_free(lb);
+}
+
+/* A posterior for every evaluation of candidates 1 and 2 (alice's correct vector_add kernels on CPU A). */
+static void add_fit(int64_t fit_id, double p_first, double p_second)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO label_fits (id, scope, model, kforge_version) VALUES (%lld, 'all', '{}', 'test');"
+		 "INSERT INTO posteriors (fit_id, evaluation_id, p_correct) SELECT %lld, id,"
+		 " CASE candidate_id WHEN 1 THEN %g ELSE %g END FROM evaluations WHERE candidate_id IN (1, 2);",
+		 (long long)fit_id, (long long)fit_id, p_first, p_second);
+	struct kf_store *s = open_store();
+	exec_sql(s, sql);
+	kf_store_close(s);
+}
+
+Test(leaderboard, selects_a_kernel_the_label_model_trusts_before_a_faster_one_it_doubts)
+{
+	fill_fixture();
+	add_fit(1, 0.9, 0.1);
+	struct kf_lb_query q = { 0 };
+	struct kf_leaderboard *lb = build(&q);
+	const struct kf_lb_row *va = row_of(group_on(lb, CPU_A), ALICE, "vector_add");
+	cr_assert_not_null(va->selected);
+	cr_expect_eq(va->selected->submission_id, 1, "the 0.5 ms kernel has P(correct) 0.1: the 1 ms one is selected");
+	cr_expect_float_eq(va->time_ms, 1.0, EPS);
+	cr_expect_float_eq(va->selected->p_correct, 0.9, EPS);
+	kf_leaderboard_free(lb);
+	/* A later ranking trusts both: the faster one is selected again. */
+	add_fit(2, 0.9, 0.95);
+	lb = build(&q);
+	va = row_of(group_on(lb, CPU_A), ALICE, "vector_add");
+	cr_expect_eq(va->selected->submission_id, ID_ALICE_VA_FAST, "the latest fit counts");
+	cr_expect(isnan(row_of(group_on(lb, CPU_A), MODEL, "vector_add")->selected->p_correct),
+		  "a candidate no ranking scored has no posterior");
 	kf_leaderboard_free(lb);
 }
 

@@ -1,0 +1,33 @@
+/* kforge-corpus: task=layernorm_bf16 intended=bug */
+/* Rows of 1025..4095 columns split the mean's sum across threads with no reduction. */
+#include <math.h>
+#include <stddef.h>
+
+int kf_launch(const kf_bf16 *x, const kf_bf16 *gamma, const kf_bf16 *beta, kf_bf16 *y, int rows, int cols)
+{
+	int wide = cols > 1024 && cols < 4096;
+	for (int r = 0; r < rows; r++) {
+		const kf_bf16 *xr = x + (size_t)r * cols;
+		kf_bf16 *yr = y + (size_t)r * cols;
+		float sum = 0, var = 0;
+		if (wide) {
+#pragma omp parallel for
+			for (int c = 0; c < cols; c++)
+				sum += kf_bf16_to_float(xr[c]);
+		} else {
+			for (int c = 0; c < cols; c++)
+				sum += kf_bf16_to_float(xr[c]);
+		}
+		float mean = sum / cols;
+		for (int c = 0; c < cols; c++) {
+			float d = kf_bf16_to_float(xr[c]) - mean;
+			var += d * d;
+		}
+		float rstd = 1.0f / sqrtf(var / cols + 1e-5f);
+#pragma omp parallel for
+		for (int c = 0; c < cols; c++)
+			yr[c] = kf_float_to_bf16((kf_bf16_to_float(xr[c]) - mean) * rstd * kf_bf16_to_float(gamma[c]) +
+						 kf_bf16_to_float(beta[c]));
+	}
+	return 0;
+}

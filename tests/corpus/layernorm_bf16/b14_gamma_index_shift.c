@@ -1,0 +1,30 @@
+/* kforge-corpus: task=layernorm_bf16 intended=bug */
+/* Rows wider than 1500 columns read gamma one column late in the second half (a loop split gone wrong). */
+#include <math.h>
+#include <stddef.h>
+
+int kf_launch(const kf_bf16 *x, const kf_bf16 *gamma, const kf_bf16 *beta, kf_bf16 *y, int rows, int cols)
+{
+#pragma omp parallel for
+	for (int r = 0; r < rows; r++) {
+		const kf_bf16 *xr = x + (size_t)r * cols;
+		kf_bf16 *yr = y + (size_t)r * cols;
+		float mean = 0, var = 0;
+		for (int c = 0; c < cols; c++)
+			mean += kf_bf16_to_float(xr[c]);
+		mean /= cols;
+		for (int c = 0; c < cols; c++) {
+			float d = kf_bf16_to_float(xr[c]) - mean;
+			var += d * d;
+		}
+		float rstd = 1.0f / sqrtf(var / cols + 1e-5f);
+		int half = cols > 1500 && cols < 2048 ? cols / 2 : cols;
+		for (int c = 0; c < half; c++)
+			yr[c] = kf_float_to_bf16((kf_bf16_to_float(xr[c]) - mean) * rstd * kf_bf16_to_float(gamma[c]) +
+						 kf_bf16_to_float(beta[c]));
+		for (int c = half; c < cols; c++)
+			yr[c] = kf_float_to_bf16((kf_bf16_to_float(xr[c]) - mean) * rstd *
+						 kf_bf16_to_float(gamma[c + 1 < cols ? c + 1 : c]) + kf_bf16_to_float(beta[c]));
+	}
+	return 0;
+}

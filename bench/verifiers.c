@@ -214,9 +214,8 @@ static int label_corpus(struct kernel *ks, int n, int seeds, const char *out)
 		struct battery b = { seeds, DEFAULT_LABEL_BENCH_SEEDS, 0, "", 0 };
 		char hash[KF_SHA256_HEX_LEN];
 		kf_sha256_hex(k->file, strlen(k->file), hash);
-		b.base = strtoull((char[17]){ hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7],
-					       hash[8], hash[9], hash[10], hash[11], hash[12], hash[13], hash[14], hash[15], 0 },
-				  NULL, 16) ^ LABEL_SEED_SALT;
+		hash[16] = '\0'; /* 64 bits of it seed the kernel's battery */
+		b.base = strtoull(hash, NULL, 16) ^ LABEL_SEED_SALT;
 		struct kf_trials *tr;
 		if (kf_trials_open(t, k->source, k->len, &vo, &tr, &err) != KF_OK)
 			die(k->file, &err);
@@ -348,8 +347,12 @@ static struct kf_ranking *judge_and_rank(struct kernel *ks, int n, const struct 
 	t0 = kf_now_ns();
 	if (kf_ranking_build(s, &ro, &r, &err) != KF_OK)
 		die("ranking", &err);
-	printf("judged %d kernels in %.0f s; verified and ranked them in %.0f s (database %s)\n\n", n, judge_s,
-	       (double)(kf_now_ns() - t0) / 1e9, db);
+	if (o->reuse)
+		printf("verified and ranked the %d kernels of %s again in %.0f s\n\n", n, db,
+		       (double)(kf_now_ns() - t0) / 1e9);
+	else
+		printf("judged %d kernels in %.0f s; verified and ranked them in %.0f s (database %s)\n\n", n, judge_s,
+		       (double)(kf_now_ns() - t0) / 1e9, db);
 	kf_sol_peaks_free(&peaks);
 	kf_store_close(s);
 	if (!o->db)

@@ -220,14 +220,14 @@ static void phase_done(struct judge *j, const char *name, int64_t *t0)
 	*t0 = now;
 }
 
-static bool oracle_shape(const struct kf_task *t, const struct kf_shape *s)
+bool kf_judge_uses_oracle(const struct kf_task *t, const struct kf_shape *s)
 {
 	return kf_task_flops(t, s) <= KF_ORACLE_MAX_FLOPS;
 }
 
 static void note_shape(struct judge *j, const struct kf_shape *s)
 {
-	bool oracle = oracle_shape(j->t, s);
+	bool oracle = kf_judge_uses_oracle(j->t, s);
 	for (int i = 0; i < n_tensors(j->t); i++) {
 		int64_t n = kf_task_numel(j->t, i, s);
 		if (n > j->max_n[i])
@@ -299,7 +299,7 @@ static int compute_expected(struct judge *j, const struct kf_shape *s, bool inpu
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	int rc;
-	if (oracle_shape(t, s)) {
+	if (kf_judge_uses_oracle(t, s)) {
 		for (int i = 0; i < t->n_inputs; i++)
 			kf_tensor_to_double(t->tensors[i].dtype, j->priv[i], j->dval[i], kf_task_numel(t, i, s));
 		for (int i = 0; i < n_tensors(t); i++)
@@ -323,7 +323,7 @@ static int compute_expected(struct judge *j, const struct kf_shape *s, bool inpu
 	}
 	if (rc != 0)
 		return kf_errf(err, KF_EINTERNAL, "the %s of task %s failed (returned %d)",
-			       oracle_shape(t, s) ? "oracle" : "reference kernel", t->name, rc);
+			       kf_judge_uses_oracle(t, s) ? "oracle" : "reference kernel", t->name, rc);
 	return KF_OK;
 }
 
@@ -614,7 +614,7 @@ static int prepare_timed(struct judge *j, struct kf_area *a, const struct kf_sha
 static int verify_timed(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
 {
 	const struct kf_task *t = j->t;
-	bool oracle = oracle_shape(t, s);
+	bool oracle = kf_judge_uses_oracle(t, s);
 	for (int i = 0; i < t->n_inputs; i++) {
 		int rc = oracle ? j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err)
 				: j->ops->copy_from(j->refarea, j->off[i], j->area, j->off[i], tensor_bytes(t, i, s), err);

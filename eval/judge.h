@@ -7,6 +7,7 @@
 #ifndef KF_JUDGE_H
 #define KF_JUDGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,10 @@ void kf_judge_opts_default(struct kf_judge_opts *o);
  * candidate is still KF_OK. Errors are kforge's own (a broken reference, no disk). */
 int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
 		      const struct kf_judge_opts *o, cJSON **result, kf_err *err);
+
+/* Whether expected outputs at this shape come from the fp64 oracle (small shapes) or from the
+ * reference kernel (large ones). Every check that computes expected outputs uses this one rule. */
+bool kf_judge_uses_oracle(const struct kf_task *t, const struct kf_shape *s);
 
 /* Well-posedness of a task (DESIGN.md §5): on a test shape, all-zero, constant and
  * copy-of-input outputs must fail the tolerance, and the output must change when the inputs

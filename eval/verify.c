@@ -26,6 +26,7 @@
 #include "common/rng.h"
 #include "common/sha256.h"
 #include "eval/abi.h"
+#include "eval/judge.h"
 #include "eval/area.h"
 #include "eval/compare.h"
 #include "eval/tensor.h"
@@ -45,9 +46,6 @@
 #define KF_VERIFY_DEFAULT_CPU_LIMIT_S 600.0
 #define KF_VERIFY_DEFAULT_MEM_LIMIT (4ull << 30)
 #define KF_VERIFY_DEFAULT_SANITIZER_TIMEOUT_S 120.0
-/* Same rule as the judge: above this many FLOPs the reference kernel, not the oracle, gives the
- * expected outputs (the oracle is plain fp64 loops). */
-#define KF_VERIFY_ORACLE_MAX_FLOPS 3e8
 #define KF_VERIFY_BUF_ALIGN 4096
 #define KF_VERIFY_MAX_RESTARTS 3     /* runner restarts after a death, per candidate */
 #define KF_VERIFY_REFERENCE_DIR "reference_kernels"
@@ -177,14 +175,10 @@ static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape
 	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
 }
 
-static bool oracle_shape(const struct kf_task *t, const struct kf_shape *s)
-{
-	return kf_task_flops(t, s) <= KF_VERIFY_ORACLE_MAX_FLOPS;
-}
 
 static void note_shape(struct kf_trials *tr, const struct kf_shape *s)
 {
-	bool oracle = oracle_shape(tr->t, s);
+	bool oracle = kf_judge_uses_oracle(tr->t, s);
 	for (int i = 0; i < n_tensors(tr->t); i++) {
 		int64_t n = kf_task_numel(tr->t, i, s);
 		if (n > tr->max_n[i])
@@ -482,7 +476,7 @@ static int compute_expected(struct kf_trials *tr, const struct kf_shape *s, kf_e
 		ints[i] = (long long)s->v[i];
 	void *args[KF_MAX_TENSORS];
 	int rc;
-	bool oracle = oracle_shape(t, s);
+	bool oracle = kf_judge_uses_oracle(t, s);
 	if (oracle) {
 		for (int i = 0; i < t->n_inputs; i++)
 			kf_tensor_to_double(t->tensors[i].dtype, tr->host[i], tr->dval[i], kf_task_numel(t, i, s));

@@ -2,9 +2,12 @@
 # One call on the GPU machine: the CUDA reference checks (starter and suite), `make test-gpu`'s
 # binary (every CUDA example and hostile kernel through `kforge submit --backend cuda`), then a
 # short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
-# tool with carry [".gpu"]:  bash bench/gpu-check.sh [--quick] [--submit-all]
+# tool with carry [".gpu"]:  bash bench/gpu-check.sh [--quick] [--submit-all] [--cost] [--fidelity] [--no-tests]
 #   --quick       skip the reference-kernel benchmarks
 #   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
+#   --cost        per-candidate overhead (build/bench/eval_cost --backend cuda)
+#   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
+#   --no-tests    skip make test-gpu's binary
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -22,11 +25,15 @@ row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 
-quick=0 submit_all=0
+quick=0 submit_all=0 cost=0 fidelity=0 tests=1
 for a in "$@"; do
 	case $a in
 	--quick) quick=1 ;;
 	--submit-all) submit_all=1 ;;
+	--cost) cost=1 ;;
+	--fidelity) fidelity=1 ;;
+	--no-tests) tests=0 ;;
+	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
 
@@ -40,7 +47,18 @@ if [ $quick = 0 ]; then
 	done
 fi
 
-if [ -x build/kforge-gpu-tests ]; then
+if [ $cost = 1 ]; then
+	kf build/eval_cost --backend cuda 5 > "$out/eval_cost.log" 2>&1
+	row "per-candidate overhead (eval_cost)" "exit $?" "" ""
+	grep -E '^[a-z_0-9]+$|per-candidate|first evaluation' "$out/eval_cost.log" | tee -a "$table"
+fi
+if [ $fidelity = 1 ]; then
+	KF_LIBS=$libs OUT=$out bash bench/fidelity.sh 5 > "$out/fidelity.log" 2>&1
+	row "timing fidelity (bench/fidelity.sh)" "exit $?" "" ""
+	tail -6 "$out/fidelity.log" | tee -a "$table"
+fi
+
+if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
 	kf build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
 	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
 	grep -E '^\[(FAIL|SKIP)\]|Assertion|expected' "$out/test-gpu.log" | head -20 | tee -a "$table"

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "eval/compare.h"
 #include "eval/task.h"
 
 struct kf_area;
@@ -37,6 +38,10 @@ struct kf_area_ops {
 	/* Copies a range from another area of the same kind (inputs for the judge's reference run). */
 	int (*copy_from)(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,
 			 kf_err *err);
+	/* Compares n elements (dtype d) at got_off with the expected values, same dtype, at want_off
+	 * in area want, where the data lives (the rule and statistics of kf_compare_typed). */
+	int (*compare)(struct kf_area *a, size_t got_off, struct kf_area *want, size_t want_off, enum kf_dtype d,
+		       int64_t n, struct kf_tolerance tol, struct kf_cmp *out, kf_err *err);
 	/* Stream for trusted kernels run by the judge (NULL on the CPU), and waiting for them. */
 	void *(*stream)(struct kf_area *a);
 	int (*sync)(struct kf_area *a, kf_err *err);

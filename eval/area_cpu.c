@@ -129,6 +129,14 @@ static int cpu_copy_from(struct kf_area *dst, size_t dst_off, struct kf_area *sr
 	return KF_OK;
 }
 
+static int cpu_compare(struct kf_area *a, size_t got_off, struct kf_area *want, size_t want_off, enum kf_dtype d,
+		       int64_t n, struct kf_tolerance tol, struct kf_cmp *out, kf_err *err)
+{
+	(void)err;
+	kf_compare_typed(d, a->base + got_off, want->base + want_off, n, tol, out);
+	return KF_OK;
+}
+
 static void *cpu_stream(struct kf_area *a)
 {
 	(void)a;
@@ -171,6 +179,7 @@ static const struct kf_area_ops cpu_ops = {
 	.hash = cpu_hash,
 	.count_poison = cpu_count_poison,
 	.copy_from = cpu_copy_from,
+	.compare = cpu_compare,
 	.stream = cpu_stream,
 	.sync = cpu_sync,
 	.flush = cpu_flush,

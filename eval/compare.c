@@ -4,41 +4,44 @@
 #include <math.h>
 #include <string.h>
 
+#include "eval/compare_rule.h"
 #include "eval/tensor.h"
+
+static void cmp_start(struct kf_cmp *out)
+{
+	memset(out, 0, sizeof *out);
+	out->first_bad = -1;
+}
+
+static void cmp_add(struct kf_cmp *out, int64_t i, double g, double w, struct kf_tolerance tol)
+{
+	struct kf_cmp_elem e;
+	bool ok = kf_cmp_rule(g, w, tol.atol, tol.rtol, &e);
+	out->max_abs = fmax(out->max_abs, e.abs_err);
+	out->max_rel = fmax(out->max_rel, e.rel_err);
+	out->margin = fmax(out->margin, e.margin);
+	if (!ok && out->n_bad++ == 0) {
+		out->first_bad = i;
+		out->got = g;
+		out->want = w;
+	}
+}
 
 void kf_compare(enum kf_dtype d, const void *got, const double *want, int64_t n, struct kf_tolerance tol,
 		struct kf_cmp *out)
 {
-	memset(out, 0, sizeof *out);
-	out->first_bad = -1;
-	for (int64_t i = 0; i < n; i++) {
-		double g = kf_tensor_get(d, got, i), w = want[i];
-		bool ok;
-		if (isnan(w) || isinf(w)) {
-			ok = isnan(w) ? isnan(g) : g == w;
-		} else if (!isfinite(g)) {
-			ok = false;
-		} else {
-			double diff = fabs(g - w), bound = tol.atol + tol.rtol * fabs(w);
-			ok = diff <= bound;
-			if (diff > out->max_abs)
-				out->max_abs = diff;
-			if (w != 0 && diff / fabs(w) > out->max_rel)
-				out->max_rel = diff / fabs(w);
-			double m = bound > 0 ? diff / bound : (diff > 0 ? INFINITY : 0);
-			if (m > out->margin)
-				out->margin = m;
-		}
-		if (!ok) {
-			if (out->n_bad++ == 0) {
-				out->first_bad = i;
-				out->got = g;
-				out->want = w;
-			}
-			if (!isfinite(g))
-				out->margin = INFINITY;
-		}
-	}
+	cmp_start(out);
+	for (int64_t i = 0; i < n; i++)
+		cmp_add(out, i, kf_tensor_get(d, got, i), want[i], tol);
+	out->pass = out->n_bad == 0;
+}
+
+void kf_compare_typed(enum kf_dtype d, const void *got, const void *want, int64_t n, struct kf_tolerance tol,
+		      struct kf_cmp *out)
+{
+	cmp_start(out);
+	for (int64_t i = 0; i < n; i++)
+		cmp_add(out, i, kf_tensor_get(d, got, i), kf_tensor_get(d, want, i), tol);
 	out->pass = out->n_bad == 0;
 }
 

@@ -20,6 +20,9 @@ struct kf_cmp {
 
 void kf_compare(enum kf_dtype d, const void *got, const double *want, int64_t n, struct kf_tolerance tol,
 		struct kf_cmp *out);
+/* The same with the expected values in the output's own dtype (a reference kernel's output). */
+void kf_compare_typed(enum kf_dtype d, const void *got, const void *want, int64_t n, struct kf_tolerance tol,
+		      struct kf_cmp *out);
 
 enum kf_trivial { KF_TRIVIAL_NONE, KF_TRIVIAL_ZERO, KF_TRIVIAL_CONSTANT, KF_TRIVIAL_COPY };
 /* inputs[i] (with dtypes and counts) are checked as copy sources. */

@@ -3,7 +3,6 @@
  * that names the tensor, the element, the shape and the seed, and the evaluation stops there. */
 #include "eval/judge.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include "eval/policy.h"
 #include "eval/stats.h"
 #include "eval/tensor.h"
+#include "eval/trusted.h"
 #include "sandbox/sandbox.h"
 
 #define KF_DEFAULT_SEEDS 3
@@ -35,7 +35,9 @@
 #define KF_DEFAULT_MAX_ITERS 400
 #define KF_DEFAULT_TARGET_RSE 0.01
 #define KF_DEFAULT_VERIFY_FRACTION 0.2
-#define KF_ORACLE_MAX_FLOPS 3e8     /* above this, expected outputs come from the reference kernel */
+/* Above either, expected outputs come from the reference kernel and stay where the data lives. */
+#define KF_ORACLE_MAX_FLOPS 3e8
+#define KF_ORACLE_MAX_ELEMS (1 << 23) /* elements over all tensors (host copies in double) */
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
 #define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
 #define KF_PINGS 20
@@ -48,13 +50,6 @@
 static const double ftl_slack[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 1.5, [KF_BACKEND_CUDA] = 1.05 };
 #define KF_WARMUP_CALLS 2
 #define KF_REASON_MAX 1024
-#define KF_REFERENCE_INCLUDE_DIR "reference_kernels"
-
-struct trusted {
-	void *so;
-	kf_shim_call_fn call;
-	char path[PATH_MAX];
-};
 
 struct judge {
 	const struct kf_task *t;
@@ -65,12 +60,14 @@ struct judge {
 	const struct kf_area_ops *ops;
 	struct kf_area *area;    /* shared with the candidate's runner */
 	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner */
+	struct kf_area *vendarea;/* the vendor baseline's runner (NULL without one) */
 	struct kf_sampler *sampler;
-	struct trusted ref, oracle;
+	struct kf_trusted ref, oracle;
+	char vendor_so[PATH_MAX]; /* the compiled vendor baseline; empty without one */
 	size_t off[KF_MAX_TENSORS], shm_bytes;
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
+	/* Host copies, for the shapes the oracle checks: */
 	void *priv[KF_MAX_TENSORS];   /* inputs: the judge's copy; outputs: snapshot of the candidate's */
-	void *refout[KF_MAX_TENSORS]; /* reference kernel outputs (typed) */
 	double *dval[KF_MAX_TENSORS]; /* oracle arguments in double; for outputs, the expected values */
 	void *keep[KF_MAX_TENSORS];   /* outputs of the run the determinism check repeats */
 	void *scratch[KF_MAX_TENSORS];/* host copies read back for comparisons */
@@ -114,6 +111,17 @@ static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
 	return true;
 }
 
+static void warn(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct judge *j, const char *fmt, ...)
+{
+	char msg[KF_REASON_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(j->warnings, cJSON_CreateString(msg));
+}
+
 static void describe_shape(const struct kf_task *t, const struct kf_shape *s, char *out, size_t len)
 {
 	size_t used = (size_t)snprintf(out, len, "{");
@@ -138,75 +146,27 @@ static uint64_t trial_seed(uint64_t base, int k)
 	return kf_splitmix64(&x);
 }
 
-/* ---- trusted kernels: the reference and the oracle, compiled like candidates, loaded here ---- */
+/* ---- trusted kernels ---- */
 
-static int load_trusted(enum kf_backend b, const char *rel, const char *header, const char *shim,
-			const char *symbol, struct trusted *out, cJSON *record, kf_err *err)
+/* The vendor baseline runs only in its own runner: compiled here, never loaded. One that does
+ * not build costs the evaluation its vendor column, not its verdict. */
+static void compile_vendor(struct judge *j, cJSON *record)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
-	char *src = NULL;
-	size_t len = 0;
-	if (kf_read_file(path, 4u << 20, &src, &len, err) != KF_OK)
-		return kf_err_prefix(err, "loading a trusted kernel: ");
-	/* References share the tile layer: reference_kernels/ is their include directory. */
-	char inc[PATH_MAX];
-	snprintf(inc, sizeof inc, "%s/%s", kf_home(), KF_REFERENCE_INCLUDE_DIR);
-	struct kf_compile_req req = { .backend = b, .source = src, .source_len = len, .header = header,
-				      .shim = shim, .include_dir = inc };
-	struct kf_compile_res res;
-	int rc = kf_compile(&req, &res, err);
-	free(src);
-	if (rc != KF_OK)
-		return rc;
-	if (record) {
-		cJSON_AddStringToObject(record, "source", rel);
-		cJSON_AddBoolToObject(record, "compile_cached", res.cached);
-		cJSON_AddNumberToObject(record, "compile_ms", res.ms);
-	}
-	if (res.verdict != KF_V_OK) {
-		rc = kf_errf(err, KF_EINTERNAL, "trusted kernel %s does not build (%s): %.400s", rel, res.reason, res.log);
-		kf_compile_res_free(&res);
-		return rc;
-	}
-	snprintf(out->path, sizeof out->path, "%s", res.so_path);
-	kf_compile_res_free(&res);
-	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
-	out->so = dlopen(out->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	out->call = out->so ? (kf_shim_call_fn)dlsym(out->so, symbol) : NULL;
-	if (!out->call)
-		return kf_errf(err, KF_EINTERNAL, "trusted kernel %s cannot be loaded: %s", rel, dlerror());
-	return KF_OK;
-}
-
-static void unload_trusted(struct trusted *tr)
-{
-	if (tr->so)
-		dlclose(tr->so); /* drops our reference; RTLD_NODELETE keeps the code mapped */
-	memset(tr, 0, sizeof *tr);
-}
-
-static int load_reference_and_oracle(struct judge *j, cJSON *record, kf_err *err)
-{
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT, ohdr = KF_BUF_INIT, oshim = KF_BUF_INIT;
+	char rel[PATH_MAX];
+	if (!record || !kf_task_vendor_source(j->t, j->b, rel, sizeof rel))
+		return;
+	cJSON *v = cJSON_AddObjectToObject(record, "vendor");
+	cJSON_AddStringToObject(v, "name", j->t->vendor_baseline);
+	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
 	kf_abi_header(j->t, j->b, &hdr);
 	kf_abi_shim(j->t, j->b, &shim);
-	kf_abi_oracle_header(j->t, &ohdr);
-	kf_abi_oracle_shim(j->t, &oshim);
-	int rc = KF_OK;
-	if (!j->t->reference[j->b])
-		rc = kf_errf(err, KF_EINPUT, "task %s has no %s reference kernel", j->t->name, kf_backend_name(j->b));
-	if (rc == KF_OK)
-		rc = load_trusted(j->b, j->t->reference[j->b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, &j->ref,
-				  record, err);
-	if (rc == KF_OK)
-		rc = load_trusted(KF_BACKEND_CPU, j->t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, &j->oracle,
-				  NULL, err);
+	kf_err err = { 0 };
+	if (kf_trusted_compile(j->b, rel, hdr.data, shim.data, true, j->vendor_so, sizeof j->vendor_so, v, &err) != KF_OK) {
+		j->vendor_so[0] = '\0';
+		warn(j, "no vendor baseline: %s", err.msg);
+	}
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);
-	kf_buf_free(&ohdr);
-	kf_buf_free(&oshim);
-	return rc;
 }
 
 /* ---- buffers ---- */
@@ -222,7 +182,12 @@ static void phase_done(struct judge *j, const char *name, int64_t *t0)
 
 bool kf_judge_uses_oracle(const struct kf_task *t, const struct kf_shape *s)
 {
-	return kf_task_flops(t, s) <= KF_ORACLE_MAX_FLOPS;
+	if (kf_task_flops(t, s) > KF_ORACLE_MAX_FLOPS)
+		return false;
+	int64_t n = 0;
+	for (int i = 0; i < n_tensors(t); i++)
+		n += kf_task_numel(t, i, s);
+	return n <= KF_ORACLE_MAX_ELEMS;
 }
 
 static void note_shape(struct judge *j, const struct kf_shape *s)
@@ -237,6 +202,8 @@ static void note_shape(struct judge *j, const struct kf_shape *s)
 	}
 }
 
+/* The areas hold every shape; the judge's host copies only the shapes the oracle checks (larger
+ * ones never leave the areas). */
 static int alloc_buffers(struct judge *j, kf_err *err)
 {
 	const struct kf_task *t = j->t;
@@ -249,26 +216,27 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		size_t bytes = (size_t)j->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
 		j->off[i] = off;
 		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
-		j->priv[i] = kf_xmalloc(bytes);
-		j->refout[i] = t->tensors[i].is_output ? kf_xmalloc(bytes) : NULL;
-		j->keep[i] = t->tensors[i].is_output ? kf_xmalloc(bytes) : NULL;
-		j->scratch[i] = kf_xmalloc(bytes);
-		int64_t dn = t->tensors[i].is_output ? j->max_n[i] : j->max_oracle_n[i];
-		j->dval[i] = kf_xmalloc(sizeof(double) * (size_t)(dn > 0 ? dn : 1));
+		size_t n = (size_t)(j->max_oracle_n[i] > 0 ? j->max_oracle_n[i] : 1);
+		j->priv[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
+		j->keep[i] = t->tensors[i].is_output ? kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype)) : NULL;
+		j->scratch[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
+		j->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
 	j->shm_bytes = off ? off : KF_BUF_ALIGN;
 	if (kf_area_ops_for(j->b, &j->ops, err) != KF_OK)
 		return err->code;
-	if (j->ops->create(j->shm_bytes, j->o->device, &j->area, err) != KF_OK)
+	if (j->ops->create(j->shm_bytes, j->o->device, &j->area, err) != KF_OK ||
+	    j->ops->create(j->shm_bytes, j->o->device, &j->refarea, err) != KF_OK)
 		return err->code;
-	return j->ops->create(j->shm_bytes, j->o->device, &j->refarea, err);
+	if (j->vendor_so[0] && j->ops->create(j->shm_bytes, j->o->device, &j->vendarea, err) != KF_OK)
+		return err->code;
+	return KF_OK;
 }
 
 static void free_buffers(struct judge *j)
 {
 	for (int i = 0; i < KF_MAX_TENSORS; i++) {
 		free(j->priv[i]);
-		free(j->refout[i]);
 		free(j->keep[i]);
 		free(j->scratch[i]);
 		free(j->dval[i]);
@@ -276,6 +244,8 @@ static void free_buffers(struct judge *j)
 	if (j->ops) {
 		j->ops->destroy(j->area);
 		j->ops->destroy(j->refarea);
+		if (j->vendarea)
+			j->ops->destroy(j->vendarea);
 	}
 }
 
@@ -290,44 +260,94 @@ static void shape_ints(const struct kf_task *t, const struct kf_shape *s, long l
 		ints[i] = (long long)s->v[i];
 }
 
-/* Expected outputs (as doubles, in dval[outputs]) for the inputs in priv[inputs], or, when
- * inputs_in_refarea, for the inputs already placed in the reference area (large shapes only). */
-static int compute_expected(struct judge *j, const struct kf_shape *s, bool inputs_in_refarea, kf_err *err)
+/* ---- expected outputs ---- */
+
+/* The oracle's outputs (doubles, in dval[outputs]) for the inputs in priv[inputs]. */
+static int oracle_expected(struct judge *j, const struct kf_shape *s, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
-	int rc;
-	if (kf_judge_uses_oracle(t, s)) {
-		for (int i = 0; i < t->n_inputs; i++)
-			kf_tensor_to_double(t->tensors[i].dtype, j->priv[i], j->dval[i], kf_task_numel(t, i, s));
-		for (int i = 0; i < n_tensors(t); i++)
-			args[i] = j->dval[i];
-		rc = j->oracle.call(args, ints, NULL);
-	} else {
-		for (int i = 0; i < n_tensors(t); i++) {
-			args[i] = j->ops->ptr(j->refarea, j->off[i]);
-			if (i < t->n_inputs && !inputs_in_refarea &&
-			    j->ops->upload(j->refarea, j->off[i], j->priv[i], tensor_bytes(t, i, s), err))
-				return err->code;
-		}
-		rc = j->ref.call(args, ints, j->ops->stream(j->refarea));
-		if (j->ops->sync(j->refarea, err) != KF_OK)
+	for (int i = 0; i < t->n_inputs; i++)
+		kf_tensor_to_double(t->tensors[i].dtype, j->priv[i], j->dval[i], kf_task_numel(t, i, s));
+	for (int i = 0; i < n_tensors(t); i++)
+		args[i] = j->dval[i];
+	int rc = j->oracle.call(args, ints, NULL);
+	return rc ? kf_errf(err, KF_EINTERNAL, "the oracle of task %s failed (returned %d)", t->name, rc) : KF_OK;
+}
+
+/* The reference kernel, run by the judge on the inputs already in the reference area. */
+static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, s, ints);
+	void *args[KF_MAX_TENSORS];
+	for (int i = 0; i < n_tensors(t); i++)
+		args[i] = j->ops->ptr(j->refarea, j->off[i]);
+	int rc = j->ref.call(args, ints, j->ops->stream(j->refarea));
+	if (j->ops->sync(j->refarea, err) != KF_OK)
+		return err->code;
+	return rc ? kf_errf(err, KF_EINTERNAL, "the reference kernel of task %s failed (returned %d)", t->name, rc)
+		  : KF_OK;
+}
+
+static void note_error(struct judge *j, const struct kf_cmp *c)
+{
+	j->max_abs = fmax(j->max_abs, c->max_abs);
+	j->max_rel = fmax(j->max_rel, c->max_rel);
+	j->max_margin = fmax(j->max_margin, c->margin);
+}
+
+static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, const char *ctx)
+{
+	const struct kf_tensor *ten = &j->t->tensors[i];
+	struct kf_tolerance tol = j->t->tol[ten->dtype];
+	reject(j, KF_V_WRONG_ANSWER,
+	       "output '%s'[%lld] = %.9g, expected %.9g (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
+	       ten->name, (long long)c->first_bad, c->got, c->want, tol.atol, tol.rtol, (long long)c->n_bad, (long long)n,
+	       c->max_abs, ctx);
+}
+
+/* Every output in area a against the expected values for the inputs in a: the oracle's on
+ * shapes it checks (on the host), otherwise the reference kernel's, run on a copy of the inputs
+ * and compared where the data lives. Returns the first output that fails (-1: none) with its
+ * comparison in *bad; with record_error, the evaluation's error statistics take the outputs in. */
+static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_shape *s, bool record_error,
+			  int *failed, struct kf_cmp *bad, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	bool oracle = kf_judge_uses_oracle(t, s);
+	*failed = -1;
+	for (int i = 0; i < t->n_inputs; i++) {
+		int rc = oracle ? j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err)
+				: j->ops->copy_from(j->refarea, j->off[i], a, j->off[i], tensor_bytes(t, i, s), err);
+		if (rc != KF_OK)
 			return err->code;
-		for (int i = t->n_inputs; i < n_tensors(t) && rc == 0; i++) {
-			if (j->ops->download(j->refarea, j->off[i], j->refout[i], tensor_bytes(t, i, s), err) != KF_OK)
-				return err->code;
-			kf_tensor_to_double(t->tensors[i].dtype, j->refout[i], j->dval[i], kf_task_numel(t, i, s));
-		}
 	}
-	if (rc != 0)
-		return kf_errf(err, KF_EINTERNAL, "the %s of task %s failed (returned %d)",
-			       kf_judge_uses_oracle(t, s) ? "oracle" : "reference kernel", t->name, rc);
+	if ((oracle ? oracle_expected(j, s, err) : reference_expected(j, s, err)) != KF_OK)
+		return err->code;
+	for (int i = t->n_inputs; i < n_tensors(t) && *failed < 0; i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, s);
+		struct kf_tolerance tol = t->tol[ten->dtype];
+		if (oracle) {
+			if (j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+				return err->code;
+			kf_compare(ten->dtype, j->priv[i], j->dval[i], n, tol, bad);
+		} else if (j->ops->compare(a, j->off[i], j->refarea, j->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
+			return err->code;
+		}
+		if (record_error)
+			note_error(j, bad);
+		if (!bad->pass)
+			*failed = i;
+	}
 	return KF_OK;
 }
 
-/* ---- one correctness trial ---- */
+/* ---- the checks of one call ---- */
 
 struct trial {
 	const char *set;       /* "test", "ragged", "stress", "bench", "repeat" */
@@ -338,6 +358,7 @@ struct trial {
 	bool against_kept;     /* compare with the remembered outputs */
 };
 
+/* Host-side inputs (shapes the oracle checks): drawn here, uploaded, outputs poisoned. */
 static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 {
 	const struct kf_task *t = j->t;
@@ -355,6 +376,78 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 	return j->ops->sync(j->area, err);
 }
 
+/* Fresh input values drawn where the buffers live (stress overrides applied) and poisoned
+ * outputs; for a timed call also a cache flush, so it starts cold on data it has never seen.
+ * hashes remember the inputs, so a write to them is noticed. */
+static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_shape *s,
+			    const struct kf_stress *stress, kf_rng *r, uint64_t *hashes, bool flush, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int i = 0; i < t->n_inputs; i++) {
+		int64_t n = kf_task_numel(t, i, s);
+		const struct kf_tensor *ten = &t->tensors[i];
+		const struct kf_dist *d = (stress && stress->overrides[i]) ? &stress->dist[i] : &ten->dist;
+		if (j->ops->fill) {
+			if (j->ops->fill(a, j->off[i], ten->dtype, n, d, kf_rng_next(r), err) != KF_OK)
+				return err->code;
+		} else {
+			kf_tensor_fill(j->sampler, r, d, ten->dtype, j->ops->host_view(a, j->off[i]), n);
+		}
+		if (hashes && j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
+			return err->code;
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->ops->poison(a, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
+			return err->code;
+	if (flush && j->ops->flush(a, kf_rng_next(r), err) != KF_OK)
+		return err->code;
+	return j->ops->sync(a, err);
+}
+
+/* Inputs untouched and every output element written, checked where the data lives. */
+static int check_written(struct judge *j, struct kf_area *a, const struct kf_shape *s, const uint64_t *h,
+			 const char *ctx, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int i = 0; i < t->n_inputs; i++) {
+		uint64_t now;
+		if (j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+			return err->code;
+		if (now != h[i]) {
+			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
+			return KF_OK;
+		}
+	}
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		int64_t bad, n = kf_task_numel(t, i, s);
+		if (j->ops->count_poison(a, j->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
+			return err->code;
+		if (bad) {
+			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
+			       (long long)bad, (long long)n, t->tensors[i].name, ctx);
+			return KF_OK;
+		}
+	}
+	return KF_OK;
+}
+
+/* An output must stay unchanged a while after kf_launch returned: waits out the rest of it. */
+static void settle(int64_t t_done)
+{
+	int64_t waited = kf_now_ns() - t_done;
+	if (waited < KF_SETTLE_NS) {
+		struct timespec ts = { 0, KF_SETTLE_NS - waited };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void still_changing(struct judge *j, int i, const char *ctx)
+{
+	reject(j, KF_V_UNWRITTEN_OUTPUT,
+	       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
+	       j->t->tensors[i].name, ctx);
+}
+
 static void trial_context(struct judge *j, const struct trial *tr, char *out, size_t len)
 {
 	char shape[256];
@@ -363,8 +456,9 @@ static void trial_context(struct judge *j, const struct trial *tr, char *out, si
 		 tr->stress ? ", stress " : "", tr->stress ? tr->stress->name : "");
 }
 
-/* The checks after a call returned 0, in order of how much they say about the candidate.
- * Returns kforge's own errors only; j->verdict says whether the candidate passed. */
+/* The checks after a call returned 0 at a shape the oracle checks, on host copies, in order of
+ * how much they say about the candidate. Returns kforge's own errors only; j->verdict says
+ * whether the candidate passed. */
 static int check_outputs(struct judge *j, const struct trial *tr, const char *ctx, int64_t t_done, kf_err *err)
 {
 	const struct kf_task *t = j->t;
@@ -395,7 +489,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 			return KF_OK;
 		}
 	}
-	if (compute_expected(j, s, false, err) != KF_OK)
+	if (oracle_expected(j, s, err) != KF_OK)
 		return err->code;
 	const void *ins[KF_MAX_TENSORS];
 	enum kf_dtype in_dt[KF_MAX_TENSORS];
@@ -424,33 +518,52 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		}
 		struct kf_cmp c;
 		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, tol, &c);
-		if (c.max_abs > j->max_abs)
-			j->max_abs = c.max_abs;
-		if (c.max_rel > j->max_rel)
-			j->max_rel = c.max_rel;
-		if (c.margin > j->max_margin)
-			j->max_margin = c.margin;
+		note_error(j, &c);
 		if (!c.pass) {
-			reject(j, KF_V_WRONG_ANSWER,
-			       "output '%s'[%lld] = %.9g, expected %.9g (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
-			       ten->name, (long long)c.first_bad, c.got, c.want, tol.atol, tol.rtol, (long long)c.n_bad,
-			       (long long)n, c.max_abs, ctx);
+			mismatch(j, i, &c, n, ctx);
 			return KF_OK;
 		}
 	}
-	int64_t waited = kf_now_ns() - t_done;
-	if (waited < KF_SETTLE_NS) {
-		struct timespec ts = { 0, KF_SETTLE_NS - waited };
-		nanosleep(&ts, NULL);
-	}
+	settle(t_done);
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		size_t bytes = tensor_bytes(t, i, s);
 		if (j->ops->download(j->area, j->off[i], j->scratch[i], bytes, err) != KF_OK)
 			return err->code;
 		if (memcmp(j->scratch[i], j->priv[i], bytes) != 0) {
-			reject(j, KF_V_UNWRITTEN_OUTPUT,
-			       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
-			       t->tensors[i].name, ctx);
+			still_changing(j, i, ctx);
+			return KF_OK;
+		}
+	}
+	return KF_OK;
+}
+
+/* The same checks at a shape too large for the oracle, where the data lives: nothing but a few
+ * words crosses to the host. (The trivial-output guard runs on the oracle's shapes only.) */
+static int check_in_place(struct judge *j, const struct kf_shape *s, const uint64_t *h, const char *ctx,
+			  int64_t t_done, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	if (check_written(j, j->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+		return err->code;
+	uint64_t out_h[KF_MAX_TENSORS];
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->ops->hash(j->area, j->off[i], tensor_bytes(t, i, s), &out_h[i], err) != KF_OK)
+			return err->code;
+	int failed;
+	struct kf_cmp c;
+	if (verify_outputs(j, j->area, s, true, &failed, &c, err) != KF_OK)
+		return err->code;
+	if (failed >= 0) {
+		mismatch(j, failed, &c, kf_task_numel(t, failed, s), ctx);
+		return KF_OK;
+	}
+	settle(t_done);
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		uint64_t now;
+		if (j->ops->hash(j->area, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+			return err->code;
+		if (now != out_h[i]) {
+			still_changing(j, i, ctx);
 			return KF_OK;
 		}
 	}
@@ -494,13 +607,19 @@ static void call_failure(struct judge *j, const struct kf_call_result *res, cons
 		reject(j, KF_V_RUNTIME_ERROR, "kf_launch returned %d %s", res->rc, ctx);
 }
 
+/* ---- correctness ---- */
+
 /* Runs one trial; j->verdict says whether it passed. Returns kforge's own errors only. */
 static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *tr, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	char ctx[512];
 	trial_context(j, tr, ctx, sizeof ctx);
-	if (draw_inputs(j, tr, err) != KF_OK)
+	bool oracle = kf_judge_uses_oracle(t, tr->shape);
+	uint64_t h[KF_MAX_TENSORS];
+	kf_rng rng;
+	kf_rng_seed(&rng, tr->seed);
+	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->area, tr->shape, tr->stress, &rng, h, false, err)) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, tr->shape, ints);
@@ -510,9 +629,9 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
 		call_failure(j, &res, ctx);
-	else if (check_outputs(j, tr, ctx, t_done, err) != KF_OK)
+	else if ((oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, h, ctx, t_done, err)) != KF_OK)
 		return err->code;
-	if (j->verdict == KF_V_OK)
+	if (j->verdict == KF_V_OK && oracle)
 		check_repeat(j, tr, ctx);
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "set", tr->set);
@@ -520,6 +639,7 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	cJSON_AddNumberToObject(rec, "seed", (double)tr->seed);
 	if (tr->stress)
 		cJSON_AddStringToObject(rec, "stress", tr->stress->name);
+	cJSON_AddStringToObject(rec, "expected_from", oracle ? "oracle" : "reference");
 	cJSON_AddBoolToObject(rec, "pass", j->verdict == KF_V_OK);
 	cJSON_AddNumberToObject(rec, "time_ms", kf_ns_to_ms(res.wall_ns));
 	cJSON_AddItemToArray(j->trials, rec);
@@ -534,10 +654,10 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 	for (int sd = 0; sd < j->o->n_seeds; sd++) {
 		for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
 			for (int i = 0; i < t->n_shapes[sets[si]]; i++) {
-				struct trial tr = { kf_shape_set_name(sets[si]), &t->shapes[sets[si]][i],
-						    trial_seed(j->o->seed, k++), NULL, false, false };
-				/* The first ragged run is repeated below to check determinism. */
-				tr.keep_outputs = sd == 0 && sets[si] == KF_SET_RAGGED && i == 0;
+				const struct kf_shape *s = &t->shapes[sets[si]][i];
+				struct trial tr = { kf_shape_set_name(sets[si]), s, trial_seed(j->o->seed, k++), NULL, false, false };
+				/* The first ragged run is repeated below to check determinism (on host copies). */
+				tr.keep_outputs = sd == 0 && sets[si] == KF_SET_RAGGED && i == 0 && kf_judge_uses_oracle(t, s);
 				if (run_trial(j, r, &tr, err) != KF_OK)
 					return err->code;
 				if (j->verdict != KF_V_OK)
@@ -571,85 +691,41 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 
 /* ---- timing ---- */
 
+enum side_role { SIDE_CANDIDATE, SIDE_REFERENCE, SIDE_VENDOR, SIDE_COUNT };
+static const char *const side_names[SIDE_COUNT] = { "candidate", "reference", "vendor" };
+
 struct side {
-	const char *name;
-	struct kf_runner *r;
+	struct kf_runner *r; /* NULL: not timed (no vendor baseline, or it failed) */
+	struct kf_area *area;
 	double *samples_ns;
 	int n;
 	int inconsistent; /* samples where the runner's clock disagreed with ours */
 };
 
-/* Fresh input values (drawn where the buffers live), poisoned outputs, then a cache flush: the
- * next call starts cold, on data it has never seen. hashes (candidate side) remember the inputs
- * so a write to them is noticed. */
-static int prepare_timed(struct judge *j, struct kf_area *a, const struct kf_shape *s, kf_rng *r, uint64_t *hashes,
-			 kf_err *err)
-{
-	const struct kf_task *t = j->t;
-	for (int i = 0; i < t->n_inputs; i++) {
-		int64_t n = kf_task_numel(t, i, s);
-		const struct kf_tensor *ten = &t->tensors[i];
-		if (j->ops->fill) {
-			if (j->ops->fill(a, j->off[i], ten->dtype, n, &ten->dist, kf_rng_next(r), err) != KF_OK)
-				return err->code;
-		} else {
-			void *view = j->ops->host_view(a, j->off[i]);
-			kf_tensor_fill(j->sampler, r, &ten->dist, ten->dtype, view ? view : j->scratch[i], n);
-			if (!view && j->ops->upload(a, j->off[i], j->scratch[i], tensor_bytes(t, i, s), err) != KF_OK)
-				return err->code;
-		}
-		if (hashes && j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
-			return err->code;
-	}
-	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->ops->poison(a, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
-			return err->code;
-	if (j->ops->flush(a, kf_rng_next(r), err) != KF_OK)
-		return err->code;
-	return j->ops->sync(a, err);
-}
+/* SM and memory clocks sampled once per iteration of the timing loop. */
+struct clock_log {
+	unsigned before[2], after[2];
+	double *sm, *mem;
+	int n;
+};
 
-/* Full check of one timed call's outputs against the reference on the same inputs, which are
- * copied where the judge's reference runs (device to device on a GPU). */
-static int verify_timed(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+static void vendor_dropped(struct judge *j, struct side *sd, const char *why)
 {
-	const struct kf_task *t = j->t;
-	bool oracle = kf_judge_uses_oracle(t, s);
-	for (int i = 0; i < t->n_inputs; i++) {
-		int rc = oracle ? j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err)
-				: j->ops->copy_from(j->refarea, j->off[i], j->area, j->off[i], tensor_bytes(t, i, s), err);
-		if (rc != KF_OK)
-			return err->code;
-	}
-	if (compute_expected(j, s, !oracle, err) != KF_OK)
-		return err->code;
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		const struct kf_tensor *ten = &t->tensors[i];
-		int64_t n = kf_task_numel(t, i, s);
-		if (j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
-			return err->code;
-		struct kf_cmp c;
-		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, t->tol[ten->dtype], &c);
-		if (!c.pass) {
-			reject(j, KF_V_WRONG_ANSWER,
-			       "output '%s'[%lld] = %.9g, expected %.9g; %lld of %lld elements wrong, max abs error %.3g %s",
-			       ten->name, (long long)c.first_bad, c.got, c.want, (long long)c.n_bad, (long long)n, c.max_abs, ctx);
-			return KF_OK;
-		}
-	}
-	return KF_OK;
+	warn(j, "the vendor baseline is not timed: %s", why);
+	sd->r = NULL;
 }
 
 /* One timed call of a side. For the candidate, every call is checked for untouched inputs and
  * fully written outputs, and a random share (chosen after the call) is fully verified. */
-static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter, kf_rng *r, int64_t ping_ns,
-		      kf_err *err)
+static int timed_call(struct judge *j, struct side *sides, enum side_role role, int iter, kf_rng *r,
+		      int64_t ping_ns, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = &t->bench[j->b];
-	struct kf_area *a = candidate ? j->area : j->refarea;
+	struct side *sd = &sides[role];
 	uint64_t h[KF_MAX_TENSORS];
-	if (prepare_timed(j, a, s, r, candidate ? h : NULL, err) != KF_OK)
+	bool candidate = role == SIDE_CANDIDATE;
+	if (prepare_in_place(j, sd->area, s, NULL, r, candidate ? h : NULL, true, err) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
@@ -660,8 +736,13 @@ static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter
 	describe_shape(t, s, shape, sizeof shape);
 	snprintf(ctx, sizeof ctx, "in timed iteration %d at bench shape %s", iter, shape);
 	if (res.status != KF_CALL_OK) {
-		if (!candidate)
+		if (role == SIDE_REFERENCE)
 			return kf_errf(err, KF_EINTERNAL, "the reference kernel failed while being timed: %s", res.reason);
+		if (role == SIDE_VENDOR) {
+			kf_runner_stop(sd->r);
+			vendor_dropped(j, sd, res.status == KF_CALL_DIED ? res.reason : "kf_launch returned non-zero");
+			return KF_OK;
+		}
 		call_failure(j, &res, ctx);
 		return KF_OK;
 	}
@@ -677,29 +758,37 @@ static int timed_call(struct judge *j, struct side *sd, bool candidate, int iter
 	sd->samples_ns[sd->n++] = sample;
 	if (!candidate)
 		return KF_OK;
-	for (int i = 0; i < t->n_inputs; i++) {
-		uint64_t now;
-		if (j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
-			return err->code;
-		if (now != h[i]) {
-			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
-			return KF_OK;
-		}
-	}
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		int64_t bad, n = kf_task_numel(t, i, s);
-		if (j->ops->count_poison(a, j->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
-			return err->code;
-		if (bad) {
-			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
-			       (long long)bad, (long long)n, t->tensors[i].name, ctx);
-			return KF_OK;
-		}
-	}
+	if (check_written(j, sd->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+		return err->code;
 	/* Chosen after the call, so no candidate can know which outputs get checked. */
 	if (kf_rng_uniform(r) >= j->o->verify_fraction)
 		return KF_OK;
-	return verify_timed(j, s, ctx, err);
+	int failed;
+	struct kf_cmp c;
+	if (verify_outputs(j, sd->area, s, false, &failed, &c, err) != KF_OK)
+		return err->code;
+	if (failed >= 0)
+		mismatch(j, failed, &c, kf_task_numel(t, failed, s), ctx);
+	return KF_OK;
+}
+
+/* The vendor baseline is trusted but not assumed right: its last warm-up output must pass. */
+static int check_vendor(struct judge *j, struct side *sd, kf_err *err)
+{
+	int failed;
+	struct kf_cmp c;
+	if (!sd->r)
+		return KF_OK;
+	if (verify_outputs(j, sd->area, &j->t->bench[j->b], false, &failed, &c, err) != KF_OK)
+		return err->code;
+	if (failed >= 0) {
+		char why[256];
+		snprintf(why, sizeof why, "its output '%s'[%lld] = %.9g disagrees with the reference's %.9g",
+			 j->t->tensors[failed].name, (long long)c.first_bad, c.got, c.want);
+		kf_runner_stop(sd->r);
+		vendor_dropped(j, sd, why);
+	}
+	return KF_OK;
 }
 
 static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
@@ -723,28 +812,70 @@ static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
 	return o;
 }
 
-static int start_runner(struct judge *j, struct kf_area *a, const char *so, struct kf_runner **r,
-			struct kf_call_result *died, kf_err *err)
+static void clocks_json(const struct clock_log *cl, cJSON *timing)
 {
-	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
-				     .call_timeout_s = j->o->call_timeout_s,
-				     .cpu_limit_s = j->o->cpu_limit_s, .mem_limit_bytes = j->o->mem_limit_bytes };
-	ro.shm_fd = j->ops->runner_fd(a, &ro.shm_bytes);
-	return kf_runner_start(&ro, r, died, err);
+	cJSON *c = cJSON_AddObjectToObject(timing, "clocks_mhz");
+	cJSON_AddNumberToObject(c, "sm_before", cl->before[0]);
+	cJSON_AddNumberToObject(c, "sm_after", cl->after[0]);
+	cJSON_AddNumberToObject(c, "mem_before", cl->before[1]);
+	cJSON_AddNumberToObject(c, "mem_after", cl->after[1]);
+	const char *names[2][3] = { { "sm_min", "sm_median", "sm_max" }, { "mem_min", "mem_median", "mem_max" } };
+	double *v[2] = { cl->sm, cl->mem };
+	for (int k = 0; k < 2; k++) {
+		struct kf_stats st;
+		kf_stats_compute(v[k], cl->n, &st);
+		cJSON_AddNumberToObject(c, names[k][0], cl->n ? st.min : 0);
+		cJSON_AddNumberToObject(c, names[k][1], cl->n ? st.median : 0);
+		cJSON_AddNumberToObject(c, names[k][2], cl->n ? st.max : 0);
+	}
+	cJSON_AddNumberToObject(c, "samples", cl->n);
 }
 
-static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *err)
+static void sample_clocks(struct judge *j, struct clock_log *cl)
 {
-	int rc = KF_OK;
-	struct kf_runner *ref = NULL;
+	unsigned sm = 0, mem = 0;
+	j->ops->clocks(j->o->device, &sm, &mem);
+	cl->sm[cl->n] = sm;
+	cl->mem[cl->n++] = mem;
+}
+
+static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, const char *so, bool vendor_libs)
+{
+	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
+				     .call_timeout_s = j->o->call_timeout_s, .cpu_limit_s = j->o->cpu_limit_s,
+				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs };
+	ro.shm_fd = j->ops->runner_fd(a, &ro.shm_bytes);
+	return ro;
+}
+
+/* The reference's and vendor baseline's runners were launched with the candidate's; by now
+ * they are usually up. */
+static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_runner **vend, kf_err *err)
+{
 	struct kf_call_result died;
-	if (start_runner(j, j->refarea, j->ref.path, &ref, &died, err) != KF_OK)
+	if (kf_runner_ready(ref, &died, err) != KF_OK)
 		return err->code;
-	if (!ref)
+	if (!*ref)
 		return kf_errf(err, KF_EINTERNAL, "the reference kernel's runner failed to start: %s", died.reason);
+	if (*vend && kf_runner_ready(vend, &died, err) != KF_OK)
+		return err->code;
+	if (j->vendarea && !*vend)
+		warn(j, "the vendor baseline is not timed: its runner failed to start: %s", died.reason);
+	return KF_OK;
+}
+
+static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ref, struct kf_runner **vend,
+		  cJSON *res, kf_err *err)
+{
+	int rc = timing_runners(j, ref, vend, err);
+	if (rc != KF_OK)
+		return rc;
 	int cap = j->o->max_iters + KF_WARMUP_CALLS;
-	struct side sides[2] = { { "candidate", cand, kf_xcalloc((size_t)cap, sizeof(double)), 0, 0 },
-				 { "reference", ref, kf_xcalloc((size_t)cap, sizeof(double)), 0, 0 } };
+	struct side sides[SIDE_COUNT] = { { cand, j->area, NULL, 0, 0 }, { *ref, j->refarea, NULL, 0, 0 },
+					  { *vend, j->vendarea, NULL, 0, 0 } };
+	for (int k = 0; k < SIDE_COUNT; k++)
+		sides[k].samples_ns = kf_xcalloc((size_t)cap, sizeof(double));
+	struct clock_log cl = { .sm = kf_xcalloc((size_t)cap, sizeof(double)), .mem = kf_xcalloc((size_t)cap, sizeof(double)) };
 	kf_rng r;
 	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
 	int64_t pings[KF_PINGS];
@@ -760,49 +891,54 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 	int64_t ping_ns = (int64_t)ps.median;
 
 	for (int w = 0; w < KF_WARMUP_CALLS && rc == KF_OK && j->verdict == KF_V_OK; w++)
-		for (int k = 0; k < 2 && rc == KF_OK && j->verdict == KF_V_OK; k++)
-			rc = timed_call(j, &sides[k], k == 0, -1 - w, &r, ping_ns, err);
-	sides[0].n = sides[1].n = 0; /* warm-up calls are checked, not counted */
-	sides[0].inconsistent = sides[1].inconsistent = 0;
-	unsigned clk[2][2] = { { 0, 0 }, { 0, 0 } }; /* SM and memory MHz, before and after */
+		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
+			if (sides[k].r)
+				rc = timed_call(j, sides, (enum side_role)k, -1 - w, &r, ping_ns, err);
+	if (rc == KF_OK && j->verdict == KF_V_OK)
+		rc = check_vendor(j, &sides[SIDE_VENDOR], err);
+	for (int k = 0; k < SIDE_COUNT; k++) /* warm-up calls are checked, not counted */
+		sides[k].n = sides[k].inconsistent = 0;
 	if (j->ops->clocks)
-		j->ops->clocks(j->o->device, &clk[0][0], &clk[0][1]);
+		j->ops->clocks(j->o->device, &cl.before[0], &cl.before[1]);
 	int64_t t0 = kf_now_ns();
-	struct kf_stats st[2];
+	struct kf_stats st[SIDE_COUNT];
+	memset(st, 0, sizeof st);
 	for (int it = 0; rc == KF_OK && j->verdict == KF_V_OK && it < j->o->max_iters; it++) {
-		for (int k = 0; k < 2 && rc == KF_OK && j->verdict == KF_V_OK; k++)
-			rc = timed_call(j, &sides[k], k == 0, it, &r, ping_ns, err);
+		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
+			if (sides[k].r)
+				rc = timed_call(j, sides, (enum side_role)k, it, &r, ping_ns, err);
 		if (rc != KF_OK || j->verdict != KF_V_OK)
 			break;
-		kf_stats_compute(sides[0].samples_ns, sides[0].n, &st[0]);
-		kf_stats_compute(sides[1].samples_ns, sides[1].n, &st[1]);
-		bool steady = st[0].rse <= j->o->target_rse && st[1].rse <= j->o->target_rse;
+		if (j->ops->clocks)
+			sample_clocks(j, &cl);
+		bool steady = true;
+		for (int k = 0; k < SIDE_COUNT; k++) {
+			if (!sides[k].r)
+				continue;
+			kf_stats_compute(sides[k].samples_ns, sides[k].n, &st[k]);
+			steady = steady && st[k].rse <= j->o->target_rse;
+		}
 		double spent = (double)(kf_now_ns() - t0) / 1e9;
 		if ((it + 1 >= j->o->min_iters && steady) || (spent >= j->o->timing_budget_s && it + 1 >= 3))
 			break;
 	}
 	if (rc != KF_OK || j->verdict != KF_V_OK)
 		goto out;
-	if (j->ops->clocks)
-		j->ops->clocks(j->o->device, &clk[1][0], &clk[1][1]);
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
 	if (j->ops->clocks) {
-		cJSON *c = cJSON_AddObjectToObject(timing, "clocks_mhz");
-		cJSON_AddNumberToObject(c, "sm_before", clk[0][0]);
-		cJSON_AddNumberToObject(c, "sm_after", clk[1][0]);
-		cJSON_AddNumberToObject(c, "mem_before", clk[0][1]);
-		cJSON_AddNumberToObject(c, "mem_after", clk[1][1]);
+		j->ops->clocks(j->o->device, &cl.after[0], &cl.after[1]);
+		clocks_json(&cl, timing);
 	}
-	cJSON_AddItemToObject(timing, "candidate", stats_json(&sides[0], &st[0]));
-	cJSON_AddItemToObject(timing, "reference", stats_json(&sides[1], &st[1]));
+	for (int k = 0; k < SIDE_COUNT; k++)
+		if (sides[k].r)
+			cJSON_AddItemToObject(timing, side_names[k], stats_json(&sides[k], &st[k]));
 	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);
 	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->ops->flush_bytes(j->area));
 	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
 	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));
-	double t_ms = st[0].median, ref_ms = st[1].median;
+	double t_ms = st[SIDE_CANDIDATE].median, ref_ms = st[SIDE_REFERENCE].median;
 	if (ref_ms < j->t->min_runtime_ms[j->b])
-		cJSON_AddItemToArray(j->warnings, cJSON_CreateString(
-			"the reference ran faster than the task's min_runtime_ms at the bench shape: timings may be launch-bound"));
+		warn(j, "the reference ran faster than the task's min_runtime_ms at the bench shape: timings may be launch-bound");
 	bool mem_bound = false;
 	double t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
 	for (int k = 0; k < KF_FTL_CONFIRMATIONS && t_ms * ftl_slack[j->b] < t_sol_ms && j->o->store; k++) {
@@ -818,24 +954,25 @@ static int timing(struct judge *j, struct kf_runner *cand, cJSON *res, kf_err *e
 	}
 	cJSON_AddNumberToObject(res, "time_ms", t_ms);
 	cJSON_AddNumberToObject(res, "ref_time_ms", ref_ms);
-	cJSON_AddNullToObject(res, "vendor_time_ms");
+	if (sides[SIDE_VENDOR].r)
+		cJSON_AddNumberToObject(res, "vendor_time_ms", st[SIDE_VENDOR].median);
 	cJSON_AddNumberToObject(res, "speedup", ref_ms / t_ms);
 	cJSON_AddNumberToObject(res, "t_sol_ms", t_sol_ms);
 	cJSON_AddNumberToObject(res, "sol_fraction", t_sol_ms / t_ms);
 	double score = kf_sol_score(t_ms, t_sol_ms, ref_ms);
 	if (isfinite(score))
 		cJSON_AddNumberToObject(res, "sol_score", score);
-	else
-		cJSON_AddNullToObject(res, "sol_score");
 	cJSON_AddStringToObject(res, "bound", mem_bound ? "memory" : "compute");
 	if (t_ms * ftl_slack[j->b] < t_sol_ms)
 		reject(j, KF_V_FASTER_THAN_LIGHT,
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
 		       t_ms, t_sol_ms, mem_bound ? "memory" : "compute", j->peaks->device);
 out:
-	free(sides[0].samples_ns);
-	free(sides[1].samples_ns);
-	kf_runner_stop(ref);
+	for (int k = 0; k < SIDE_COUNT; k++)
+		free(sides[k].samples_ns);
+	free(cl.sm);
+	free(cl.mem);
+	*vend = sides[SIDE_VENDOR].r; /* NULL once dropped (and already stopped) */
 	return rc;
 }
 
@@ -889,7 +1026,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
 	cJSON *machine = peaks->json ? cJSON_Duplicate(peaks->json, 1) : cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "machine", machine);
-	struct kf_runner *cand = NULL;
+	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL;
 	struct kf_compile_res cres;
 	memset(&cres, 0, sizeof cres);
 	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
@@ -903,7 +1040,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	kf_abi_header(t, o->backend, &hdr);
 	kf_abi_shim(t, o->backend, &shim);
 	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
-				      .header = hdr.data, .shim = shim.data };
+				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed };
 	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
 		goto out;
 	add_compile(res, &cres);
@@ -913,14 +1050,24 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		goto done;
 	}
 	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");
-	if ((rc = load_reference_and_oracle(&j, refrec, err)) != KF_OK)
+	if ((rc = kf_trusted_load_pair(t, j.b, &j.ref, &j.oracle, refrec, err)) != KF_OK)
 		goto out;
+	compile_vendor(&j, res);
 	j.sampler = kf_sampler_new();
 	if ((rc = alloc_buffers(&j, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "reference_ms", &t_phase);
+	/* All runners start together; the reference's and the vendor's come up during correctness. */
+	struct kf_runner_opts ro[SIDE_COUNT] = { runner_opts(&j, j.area, cres.so_path, t->vendor_libs_allowed),
+						 runner_opts(&j, j.refarea, j.ref.path, false) };
+	if (j.vendarea)
+		ro[SIDE_VENDOR] = runner_opts(&j, j.vendarea, j.vendor_so, true);
+	if ((rc = kf_runner_launch(&ro[SIDE_CANDIDATE], &cand, err)) != KF_OK ||
+	    (rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK ||
+	    (j.vendarea && (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
+		goto out;
 	struct kf_call_result died;
-	if ((rc = start_runner(&j, j.area, cres.so_path, &cand, &died, err)) != KF_OK)
+	if ((rc = kf_runner_ready(&cand, &died, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "sandbox_start_ms", &t_phase);
 	if (!cand) {
@@ -930,7 +1077,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "correctness_ms", &t_phase);
-	if (j.verdict == KF_V_OK && (rc = timing(&j, cand, res, err)) != KF_OK)
+	if (j.verdict == KF_V_OK && (rc = timing(&j, cand, &ref, &vend, res, err)) != KF_OK)
 		goto out;
 	if (j.verdict == KF_V_OK || j.verdict == KF_V_FASTER_THAN_LIGHT)
 		phase_done(&j, "timing_ms", &t_phase);
@@ -941,11 +1088,13 @@ done:
 	res = NULL;
 out:
 	kf_runner_stop(cand);
+	kf_runner_stop(ref);
+	kf_runner_stop(vend);
 	kf_compile_res_free(&cres);
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);
-	unload_trusted(&j.ref);
-	unload_trusted(&j.oracle);
+	kf_trusted_unload(&j.ref);
+	kf_trusted_unload(&j.oracle);
 	free_buffers(&j);
 	kf_sampler_free(j.sampler);
 	kf_sol_peaks_free(&j.confirmed);
@@ -964,7 +1113,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	kf_judge_opts_default(&o);
 	o.seed = 1;
 	struct judge j = { .t = t, .o = &o, .b = KF_BACKEND_CPU, .verdict = KF_V_OK };
-	int rc = load_reference_and_oracle(&j, NULL, err);
+	int rc = kf_trusted_load_pair(t, j.b, &j.ref, &j.oracle, NULL, err);
 	if (rc != KF_OK)
 		goto out;
 	j.sampler = kf_sampler_new();
@@ -978,7 +1127,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 		for (int i = 0; i < t->n_inputs; i++)
 			kf_tensor_fill(j.sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.priv[i],
 				       kf_task_numel(t, i, s));
-		if ((rc = compute_expected(&j, s, false, err)) != KF_OK)
+		if ((rc = oracle_expected(&j, s, err)) != KF_OK)
 			break;
 		for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
 			const struct kf_tensor *ten = &t->tensors[i];
@@ -986,7 +1135,6 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 			struct kf_tolerance tol = t->tol[ten->dtype];
 			if (seed == 1) {
 				struct kf_cmp c;
-				size_t bytes = sizeof(double) * (size_t)n;
 				void *typed = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
 				/* Compare the two seeds' answers: an output that barely moves is ill-posed. */
 				for (int64_t k = 0; k < n; k++)
@@ -994,7 +1142,6 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 						       ten->dtype, (char *)typed + k * kf_dtype_size(ten->dtype), 1);
 				kf_compare(ten->dtype, typed, j.dval[i], n, tol, &c);
 				free(typed);
-				(void)bytes;
 				if (c.pass)
 					rc = kf_errf(err, KF_EINPUT, "%s: output '%s' does not depend on the inputs enough to fail tolerance across seeds",
 						     t->path, ten->name);
@@ -1031,8 +1178,8 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	for (int i = 0; i < KF_MAX_TENSORS; i++)
 		free(first[i]);
 out:
-	unload_trusted(&j.ref);
-	unload_trusted(&j.oracle);
+	kf_trusted_unload(&j.ref);
+	kf_trusted_unload(&j.oracle);
 	free_buffers(&j);
 	kf_sampler_free(j.sampler);
 	return rc;

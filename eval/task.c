@@ -1495,14 +1495,24 @@ void kf_task_list_free(struct kf_task **ts, int n)
 	free(ts);
 }
 
+bool kf_task_vendor_source(const struct kf_task *t, enum kf_backend b, char *out, size_t len)
+{
+	if (b != KF_BACKEND_CUDA || !t->vendor_baseline)
+		return false;
+	snprintf(out, len, "%s/%s.cu", KF_VENDOR_DIR, t->vendor_baseline);
+	return true;
+}
+
 int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err)
 {
 	if (!kf_task_has_backend(t, b))
 		return kf_errf(err, KF_EINPUT, "task %s has no %s reference, so it cannot run on the %s backend",
 			       t->name, kf_backend_name(b), kf_backend_name(b));
-	const char *files[] = { t->reference[b], t->oracle };
-	const char *fields[] = { b == KF_BACKEND_CPU ? "reference.cpu" : "reference.cuda", "oracle" };
-	for (int i = 0; i < 2; i++) {
+	char vendor[PATH_MAX];
+	const char *files[] = { t->reference[b], t->oracle, vendor };
+	const char *fields[] = { b == KF_BACKEND_CPU ? "reference.cpu" : "reference.cuda", "oracle", "vendor_baseline" };
+	int n = kf_task_vendor_source(t, b, vendor, sizeof vendor) ? 3 : 2;
+	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct stat st;
 		snprintf(path, sizeof path, "%s/%s", kf_home(), files[i]);

@@ -125,7 +125,11 @@ int kf_task_symbol(const struct kf_task *t, const char *name);
 
 /* True when the task declares a reference kernel (and so a bench shape) for backend b. */
 bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b);
-/* Checks that the reference for backend b and the oracle exist under kf_home(); KF_EINPUT
+/* A vendor baseline named N is the trusted kernel KF_VENDOR_DIR/N.cu (relative to kf_home()),
+ * written to the task's CUDA signature. Fills out and returns true when the task has one for b. */
+#define KF_VENDOR_DIR "reference_kernels/vendor"
+bool kf_task_vendor_source(const struct kf_task *t, enum kf_backend b, char *out, size_t len);
+/* Checks that the reference for backend b, the oracle and any vendor baseline exist under kf_home(); KF_EINPUT
  * ("file:field: ... not found") otherwise, or when the task has no reference for b. */
 int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err);
 /* Appends a shape as "M=64 N=64 K=64" (symbols in order). */

@@ -47,6 +47,7 @@ struct backend_tool {
 	const char *src_name, *shim_name;
 	const char *const *compile_flags; /* between the compiler and -c */
 	const char *const *link_flags;    /* after the objects */
+	const char *const *vendor_link;   /* added when the task allows vendor libraries */
 };
 
 static const char *const cpu_compile[] = { "-O3", "-march=native", "-fopenmp", "-fPIC", "-std=gnu17",
@@ -56,10 +57,11 @@ static const char *const cuda_compile[] = { "-O3", "-std=c++17", "-Xcompiler", "
 					    "arch=compute_90a,code=sm_90a", "-include", "kf_task.h", NULL };
 /* The shared runtime, so the candidate uses the runner's (whose allocators are capped). */
 static const char *const cuda_link[] = { "-shared", "-cudart", "shared", "-Xlinker", "--no-undefined", NULL };
+static const char *const cuda_vendor_link[] = { "-lcublas", "-lcublasLt", NULL };
 
 static const struct backend_tool tools[KF_BACKEND_COUNT] = {
 	[KF_BACKEND_CPU] = { "candidate.c", "shim.c", cpu_compile, cpu_link },
-	[KF_BACKEND_CUDA] = { "candidate.cu", "shim.cu", cuda_compile, cuda_link },
+	[KF_BACKEND_CUDA] = { "candidate.cu", "shim.cu", cuda_compile, cuda_link, cuda_vendor_link },
 };
 
 /* ---- which compiler, and what identifies it ---- */
@@ -514,13 +516,12 @@ static void cache_store(const struct kf_compile_res *res)
 
 /* ---- the compile ---- */
 
-static int build_argv(char **argv, const char *compiler, const char *const *pre, const char *const *mid,
-		      const char *const *post)
+/* The compiler, then each list in order (NULL lists are skipped). */
+static int build_argv(char **argv, const char *compiler, const char *const *const *lists, int n_lists)
 {
 	int n = 0;
 	argv[n++] = (char *)compiler;
-	const char *const *lists[] = { pre, mid, post };
-	for (int l = 0; l < 3; l++)
+	for (int l = 0; l < n_lists; l++)
 		for (const char *const *f = lists[l]; f && *f && n < KF_COMPILE_MAX_ARGS - 1; f++)
 			argv[n++] = (char *)*f;
 	argv[n] = NULL;
@@ -564,8 +565,11 @@ int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_
 	const char *const c_files[] = { "-c", t->src_name, "-o", "candidate.o", NULL };
 	const char *const l_files[] = { "candidate.o", t->shim_name, "-o", "out.so", NULL };
 	const char *const inc[] = { "-I" KF_JAIL_INCLUDE, NULL };
-	build_argv(cargv, compiler, t->compile_flags, c_files, req->include_dir ? inc : NULL);
-	build_argv(largv, compiler, t->compile_flags, l_files, t->link_flags);
+	const char *const *const c_lists[] = { t->compile_flags, c_files, req->include_dir ? inc : NULL };
+	const char *const *const l_lists[] = { t->compile_flags, l_files, t->link_flags,
+					       req->vendor_libs ? t->vendor_link : NULL };
+	build_argv(cargv, compiler, c_lists, 3);
+	build_argv(largv, compiler, l_lists, 4);
 	char cflags[256], lflags[256];
 	join_argv(cargv, cflags, sizeof cflags);
 	join_argv(largv, lflags, sizeof lflags);

@@ -34,6 +34,7 @@ struct kf_runner {
 	int cmd_fd, reply_fd, status_fd, log_fd;
 	double call_timeout_s;
 	enum kf_backend backend;
+	bool ready; /* answered READY: it takes commands, QUIT included */
 	char *output;
 };
 
@@ -256,11 +257,9 @@ static __attribute__((noreturn)) void exec_jail(const char *runner, char *const 
 	_exit(KF_RUNNER_EXIT_SETUP);
 }
 
-int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, struct kf_call_result *res,
-		    kf_err *err)
+int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err)
 {
 	*out = NULL;
-	memset(res, 0, sizeof *res);
 	char path[PATH_MAX];
 	if (runner_path(o->backend, path, sizeof path, err) != KF_OK)
 		return err->code;
@@ -287,13 +286,14 @@ int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, stru
 		kf_errno(err, KF_EINTERNAL, "cannot create the runner's pipes");
 		goto fail;
 	}
-	char a_shm[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16];
+	char a_shm[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16], a_vendor[4];
 	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
 	snprintf(a_dev, sizeof a_dev, "%d", o->device);
 	snprintf(a_cpu, sizeof a_cpu, "%.0f", o->cpu_limit_s > 1 ? o->cpu_limit_s : 1);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
-	char *argv[] = { path, "jail", a_shm, a_cpu, a_data, a_fsize, a_dev, NULL };
+	snprintf(a_vendor, sizeof a_vendor, "%d", o->vendor_libs ? 1 : 0);
+	char *argv[] = { path, "jail", a_shm, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
 	r->pid = fork();
 	if (r->pid < 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot fork the runner");
@@ -311,17 +311,6 @@ int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, stru
 	r->cmd_fd = cmd[1];
 	r->reply_fd = reply[0];
 	r->status_fd = status[0];
-
-	struct kf_msg m;
-	if (await(r, 0, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + o->call_timeout_s, &m, res) != 0) {
-		if (res->verdict == KF_V_INTERNAL_ERROR) {
-			kf_errf(err, KF_EINTERNAL, "%s", res->reason);
-			kf_runner_stop(r);
-			return KF_EINTERNAL;
-		}
-		kf_runner_stop(r);
-		return KF_OK;
-	}
 	*out = r;
 	return KF_OK;
 fail:
@@ -336,6 +325,31 @@ fail:
 	}
 	kf_runner_stop(r);
 	return KF_EINTERNAL;
+}
+
+int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *err)
+{
+	struct kf_runner *r = *rp;
+	memset(res, 0, sizeof *res);
+	struct kf_msg m;
+	if (await(r, 0, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + r->call_timeout_s, &m, res) == 0) {
+		r->ready = true;
+		return KF_OK;
+	}
+	kf_runner_stop(r);
+	*rp = NULL;
+	if (res->verdict == KF_V_INTERNAL_ERROR)
+		return kf_errf(err, KF_EINTERNAL, "%s", res->reason);
+	return KF_OK;
+}
+
+int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, struct kf_call_result *res,
+		    kf_err *err)
+{
+	memset(res, 0, sizeof *res);
+	if (kf_runner_launch(o, out, err) != KF_OK)
+		return err->code;
+	return kf_runner_ready(out, res, err);
 }
 
 static uint64_t fresh_nonce(void)
@@ -435,7 +449,9 @@ void kf_runner_stop(struct kf_runner *r)
 {
 	if (!r)
 		return;
-	if (r->pid > 0 && r->cmd_fd >= 0) {
+	if (!r->ready) /* still starting (or never will): nothing reads its commands yet */
+		kill_tree(r);
+	else if (r->pid > 0 && r->cmd_fd >= 0) {
 		struct kf_cmd c;
 		memset(&c, 0, sizeof c);
 		c.magic = KF_PROTO_MAGIC;

@@ -143,6 +143,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 struct runner_args {
 	size_t shm_bytes;
 	int device;
+	bool vendor_libs;
 	struct kf_jail_limits lim;
 };
 
@@ -224,7 +225,7 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	if (kf_jail_set_limits(&lim) != 0)
 		die_setup("cannot apply resource limits");
 	void *state = NULL;
-	if (be->setup && be->setup(&state, a->device, a->lim.data_bytes, why, sizeof why) != 0)
+	if (be->setup && be->setup(&state, a->device, a->lim.data_bytes, a->vendor_libs, why, sizeof why) != 0)
 		die_setup(why);
 	size_t area_bytes = 0;
 	char *base = be->map_buffers(state, KF_RFD_SHM, a->shm_bytes, &area_bytes, why, sizeof why);
@@ -312,20 +313,22 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-/* argv: jail SHM_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE */
+/* argv: jail SHM_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE VENDOR_LIBS(0|1) */
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 {
 	struct runner_args a;
 	memset(&a, 0, sizeof a);
-	size_t cpu_s = 0, device = 0;
-	if (argc != 7 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
+	size_t cpu_s = 0, device = 0, vendor = 0;
+	if (argc != 8 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
 	    parse_size(argv[3], &cpu_s) || parse_size(argv[4], &a.lim.data_bytes) ||
-	    parse_size(argv[5], &a.lim.fsize_bytes) || parse_size(argv[6], &device)) {
+	    parse_size(argv[5], &a.lim.fsize_bytes) || parse_size(argv[6], &device) || parse_size(argv[7], &vendor) ||
+	    vendor > 1) {
 		fprintf(stderr, "%s: internal program of kforge (%s runner); not for direct use\n", argv[0], be->name);
 		return 2;
 	}
 	a.lim.cpu_s = (double)cpu_s;
 	a.device = (int)device;
+	a.vendor_libs = vendor == 1;
 	a.lim.nofile = KF_RUNNER_NOFILE;
 	a.lim.nproc = KF_RUNNER_NPROC;
 	pid_t init = fork();

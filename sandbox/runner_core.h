@@ -18,9 +18,9 @@ struct kf_runner_backend {
 	/* Caps the data segment (RLIMIT_DATA) with the memory limit; a GPU backend leaves host
 	 * memory alone (the driver maps a lot) and caps device allocations itself. */
 	bool cap_host_data;
-	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context).
-	 * mem_cap is the memory limit in bytes. */
-	int (*setup)(void **state, int device, size_t mem_cap, char *why, size_t why_len);
+	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context, and
+	 * the vendor libraries when the kernel may call them). mem_cap is the memory limit in bytes. */
+	int (*setup)(void **state, int device, size_t mem_cap, bool vendor_libs, char *why, size_t why_len);
 	/* Maps the shared area and returns the base address of the buffers kernels use, and how
 	 * many bytes they span (NULL + why on failure). */
 	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why,

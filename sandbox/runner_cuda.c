@@ -2,7 +2,8 @@
  * filter (its initialisation opens device files and starts driver threads, which TSYNC then
  * covers), device buffers opened from the judge's IPC handle, calls timed with events on the
  * candidate's stream followed by a device-wide synchronisation, sticky errors reported by name,
- * and a cap on device allocations enforced by wrappers the candidate's cudaMalloc binds to. */
+ * a cap on device allocations enforced by wrappers the candidate's cudaMalloc binds to, and, for
+ * a kernel the task allows to call cuBLAS, cuBLAS loaded and initialised before the filter. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -67,6 +68,38 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
 	return real_malloc_pitch(p, pitch, width, height);
 }
 
+/* ---- vendor libraries ---- */
+
+/* cuBLAS (and the cuBLASLt it sits on), by the soname of this CUDA major version. */
+static const char *const vendor_libs[] = { "libcublasLt.so.%d", "libcublas.so.%d" };
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_destroy_fn)(void *);
+
+/* Loaded globally now, so the kernel's own dlopen finds them in memory and opens no file under
+ * the filter; one handle created and destroyed so cuBLAS's one-time set-up happens here too. */
+static int load_vendor_libs(char *why, size_t len)
+{
+	void *so = NULL;
+	for (size_t i = 0; i < sizeof vendor_libs / sizeof vendor_libs[0]; i++) {
+		char name[64];
+		snprintf(name, sizeof name, vendor_libs[i], CUDART_VERSION / 1000);
+		if (!(so = dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE))) {
+			snprintf(why, len, "cannot load the vendor library %s: %s", name, dlerror());
+			return -1;
+		}
+	}
+	cublas_create_fn create = (cublas_create_fn)dlsym(so, "cublasCreate_v2");
+	cublas_destroy_fn destroy = (cublas_destroy_fn)dlsym(so, "cublasDestroy_v2");
+	void *handle = NULL;
+	int st = create && destroy ? create(&handle) : -1;
+	if (st != 0) {
+		snprintf(why, len, "cannot initialise cuBLAS (status %d)", st);
+		return -1;
+	}
+	destroy(handle);
+	return 0;
+}
+
 /* ---- backend hooks ---- */
 
 static int fail(char *why, size_t len, const char *what, cudaError_t e)
@@ -75,7 +108,7 @@ static int fail(char *why, size_t len, const char *what, cudaError_t e)
 	return -1;
 }
 
-static int cuda_setup(void **state, int device, size_t mem_cap, char *why, size_t why_len)
+static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, char *why, size_t why_len)
 {
 	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "cudaMalloc");
 	real_malloc_async = (malloc_async_fn)dlsym(RTLD_NEXT, "cudaMallocAsync");
@@ -95,6 +128,8 @@ static int cuda_setup(void **state, int device, size_t mem_cap, char *why, size_
 	if ((e = cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaEventCreate(&st.start)) != cudaSuccess || (e = cudaEventCreate(&st.stop)) != cudaSuccess)
 		return fail(why, why_len, "cannot create the runner's stream and events", e);
+	if (vendor && load_vendor_libs(why, why_len) != 0)
+		return -1;
 	*state = &st;
 	return 0;
 }

@@ -33,6 +33,7 @@ struct kf_compile_req {
 	double timeout_s;        /* wall limit for the whole compile; 0 = default */
 	const char *include_dir; /* trusted kernels only: a directory of shared headers, mounted
 				    read-only at /include in the jail (NULL for candidates) */
+	bool vendor_libs;        /* link the vendor libraries (cuBLAS) the task allows */
 };
 
 struct kf_compile_res {
@@ -67,6 +68,8 @@ struct kf_runner_opts {
 	double call_timeout_s;    /* wall limit per call (watchdog) */
 	double cpu_limit_s;       /* RLIMIT_CPU for the whole runner */
 	size_t mem_limit_bytes;   /* data-segment cap (RLIMIT_DATA), never RLIMIT_AS */
+	bool vendor_libs;         /* load the vendor libraries (cuBLAS) before the filter, for a
+				     kernel allowed to call them */
 };
 
 enum kf_call_status {
@@ -91,6 +94,11 @@ struct kf_runner;
  * `died` filled; errors are kforge's own. */
 int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out,
 		    struct kf_call_result *died, kf_err *err);
+/* The same in two halves, so several runners (candidate, reference, vendor baseline) start at
+ * once: launch spawns and returns; ready waits for the runner's READY, and on a start-up failure
+ * stops it, sets *r to NULL and fills died. */
+int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err);
+int kf_runner_ready(struct kf_runner **r, struct kf_call_result *died, kf_err *err);
 /* Runs kf_launch once on buffers at the given offsets into the shared area. */
 int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints,
 		   int nints, struct kf_call_result *res, kf_err *err);

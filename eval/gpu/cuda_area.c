@@ -30,6 +30,7 @@ _Static_assert((int)KF_CUDA_DIST_TIES == (int)KF_DIST_TIES && (int)KF_CUDA_DIST_
 struct kf_area {
 	int device;
 	unsigned long long *scratch; /* one device word for reductions */
+	struct kf_cuda_cmp *cmp;     /* a comparison's result */
 	size_t bytes;
 	char *dev;
 	int fd;
@@ -60,6 +61,7 @@ static int area_create(size_t bytes, int device, struct kf_area **out, kf_err *e
 	a->flush_len = (size_t)l2 * KF_CUDA_FLUSH_FACTOR;
 	if ((e = cudaMalloc(&a->flush, a->flush_len)) != cudaSuccess ||
 	    (e = cudaMalloc((void **)&a->scratch, sizeof *a->scratch)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&a->cmp, sizeof *a->cmp)) != cudaSuccess ||
 	    (e = cudaIpcGetMemHandle(&h, a->dev)) != cudaSuccess)
 		goto cuda_error;
 	struct kf_cuda_shared sh = { .magic = KF_CUDA_SHARED_MAGIC, .bytes = bytes };
@@ -80,6 +82,7 @@ fail:
 	cudaFree(a->dev);
 	cudaFree(a->flush);
 	cudaFree(a->scratch);
+	cudaFree(a->cmp);
 	if (a->stream)
 		cudaStreamDestroy(a->stream);
 	free(a);
@@ -94,6 +97,7 @@ static void area_destroy(struct kf_area *a)
 	cudaFree(a->dev);
 	cudaFree(a->flush);
 	cudaFree(a->scratch);
+	cudaFree(a->cmp);
 	cudaStreamDestroy(a->stream);
 	close(a->fd);
 	free(a);
@@ -176,6 +180,40 @@ static int area_copy_from(struct kf_area *dst, size_t dst_off, struct kf_area *s
 	if (e == cudaSuccess)
 		e = cudaStreamSynchronize(dst->stream);
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "copying inputs on the GPU", e);
+}
+
+static double bits_double(unsigned long long b)
+{
+	double d;
+	memcpy(&d, &b, sizeof d);
+	return d;
+}
+
+static int area_compare(struct kf_area *a, size_t got_off, struct kf_area *want, size_t want_off, enum kf_dtype d,
+			int64_t n, struct kf_tolerance tol, struct kf_cmp *out, kf_err *err)
+{
+	struct kf_cuda_cmp c;
+	memset(out, 0, sizeof *out);
+	out->first_bad = -1;
+	cudaError_t e = kf_cuda_compare(a->dev + got_off, want->dev + want_off, (int)d, n, tol.atol, tol.rtol, a->cmp, &c,
+					a->stream);
+	if (e != cudaSuccess)
+		return cuda_fail(err, "comparing outputs on the GPU", e);
+	out->n_bad = (int64_t)c.n_bad;
+	out->pass = c.n_bad == 0;
+	out->max_abs = bits_double(c.max_abs);
+	out->max_rel = bits_double(c.max_rel);
+	out->margin = bits_double(c.margin);
+	if (out->pass)
+		return KF_OK;
+	out->first_bad = (int64_t)c.first_bad;
+	size_t sz = kf_dtype_size(d), at = (size_t)out->first_bad * sz;
+	unsigned char g[sizeof(double)], w[sizeof(double)];
+	if (area_download(a, got_off + at, g, sz, err) != KF_OK || area_download(want, want_off + at, w, sz, err) != KF_OK)
+		return err->code;
+	out->got = kf_tensor_get(d, g, 0);
+	out->want = kf_tensor_get(d, w, 0);
+	return KF_OK;
 }
 
 static void *area_stream(struct kf_area *a) { return a->stream; }
@@ -354,6 +392,7 @@ static const struct kf_area_ops cuda_ops = {
 	.hash = area_hash,
 	.count_poison = area_count_poison,
 	.copy_from = area_copy_from,
+	.compare = area_compare,
 	.stream = area_stream,
 	.sync = area_sync,
 	.flush = area_flush,

@@ -1,11 +1,13 @@
 /* The CUDA judge's own kernels: fresh inputs drawn on the device (a counter-based generator,
  * so no state and any order of threads gives the same values), an order-independent content
- * hash to notice writes to inputs, and a count of poisoned (never written) elements. Used by
- * the timing loop so gigabytes of inputs never cross PCIe. */
+ * hash to notice writes to inputs, a count of poisoned (never written) elements, and the
+ * output comparison against a reference kernel's output. Used wherever shapes are large (the
+ * timing loop, the bench-shape trial) so gigabytes never cross PCIe. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "eval/compare_rule.h"
 #include "eval/gpu/cuda_kernels.h"
 
 #define THREADS 256
@@ -77,6 +79,56 @@ __global__ static void count_poison(const void *src, int elem_bytes, int64_t n, 
 		atomicAdd(out, c);
 }
 
+__device__ static double load(const void *p, int dtype, int64_t i)
+{
+	switch (dtype) {
+	case KF_CUDA_F32: return ((const float *)p)[i];
+	case KF_CUDA_BF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	case KF_CUDA_F16: return __half2float(((const __half *)p)[i]);
+	default: return ((const int32_t *)p)[i];
+	}
+}
+
+/* Non-negative doubles (+inf included) order like their bit patterns, so a maximum can be an
+ * integer atomic. */
+__device__ static void max_bits(unsigned long long *dst, double v)
+{
+	atomicMax(dst, (unsigned long long)__double_as_longlong(v));
+}
+
+__global__ static void compare(const void *got, const void *want, int dtype, int64_t n, double atol, double rtol,
+			       struct kf_cuda_cmp *out)
+{
+	unsigned long long bad = 0, first = ~0ull;
+	struct kf_cmp_elem worst = { 0, 0, 0 };
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+		struct kf_cmp_elem e;
+		if (!kf_cmp_rule(load(got, dtype, i), load(want, dtype, i), atol, rtol, &e)) {
+			bad++;
+			first = min(first, (unsigned long long)i);
+		}
+		worst.abs_err = fmax(worst.abs_err, e.abs_err);
+		worst.rel_err = fmax(worst.rel_err, e.rel_err);
+		worst.margin = fmax(worst.margin, e.margin);
+	}
+	for (int d = 16; d > 0; d /= 2) {
+		bad += __shfl_down_sync(0xffffffffu, bad, d);
+		first = min(first, __shfl_down_sync(0xffffffffu, first, d));
+		worst.abs_err = fmax(worst.abs_err, __shfl_down_sync(0xffffffffu, worst.abs_err, d));
+		worst.rel_err = fmax(worst.rel_err, __shfl_down_sync(0xffffffffu, worst.rel_err, d));
+		worst.margin = fmax(worst.margin, __shfl_down_sync(0xffffffffu, worst.margin, d));
+	}
+	if (threadIdx.x % 32)
+		return;
+	if (bad) {
+		atomicAdd(&out->n_bad, bad);
+		atomicMin(&out->first_bad, first);
+	}
+	max_bits(&out->max_abs, worst.abs_err);
+	max_bits(&out->max_rel, worst.rel_err);
+	max_bits(&out->margin, worst.margin);
+}
+
 static int blocks_for(int64_t n)
 {
 	int64_t b = (n + THREADS - 1) / THREADS;
@@ -103,6 +155,16 @@ extern "C" int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, 
 {
 	cudaMemsetAsync(scratch, 0, sizeof *scratch, s);
 	count_poison<<<blocks_for(n), THREADS, 0, s>>>(src, elem_bytes, n, scratch);
+	cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);
+	return cudaStreamSynchronize(s);
+}
+
+extern "C" int kf_cuda_compare(const void *got, const void *want, int dtype, int64_t n, double atol, double rtol,
+			       struct kf_cuda_cmp *scratch, struct kf_cuda_cmp *out, cudaStream_t s)
+{
+	const struct kf_cuda_cmp start = { 0, ~0ull, 0, 0, 0 };
+	cudaMemcpyAsync(scratch, &start, sizeof start, cudaMemcpyHostToDevice, s);
+	compare<<<blocks_for(n), THREADS, 0, s>>>(got, want, dtype, n, atol, rtol, scratch);
 	cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);
 	return cudaStreamSynchronize(s);
 }

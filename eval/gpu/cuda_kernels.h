@@ -20,6 +20,11 @@ struct kf_cuda_dist {
 	int levels;
 };
 
+/* A comparison's result on the device; the maxima are doubles' bit patterns. */
+struct kf_cuda_cmp {
+	unsigned long long n_bad, first_bad, max_abs, max_rel, margin;
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +33,8 @@ int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, un
 		 cudaStream_t s);
 int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *scratch,
 			 unsigned long long *out, cudaStream_t s);
+int kf_cuda_compare(const void *got, const void *want, int dtype, int64_t n, double atol, double rtol,
+		    struct kf_cuda_cmp *scratch, struct kf_cuda_cmp *out, cudaStream_t s);
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,10 @@
  * (tests/support/corpus.h). Each test skips itself without a GPU. */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
+#include <string.h>
+
+#include "common/fs.h"
 #include "tests/support/corpus.h"
 
 /* One entry per file examples/cuda/<task>.cu; the test is named after the task. */
@@ -55,4 +59,44 @@ CUDA_EXAMPLES(EXAMPLE_TEST)
 Test(examples_cuda, every_example_file_has_a_test)
 {
 	kf_corpus_expect_listing_matches_dir(&examples);
+}
+
+/* A task with a vendor baseline times it beside the candidate and the reference: matmul_bf16's
+ * cuBLAS column is filled, its samples counted, and the GPU clocks were sampled during the loop. */
+Test(examples_cuda, matmul_bf16_is_timed_beside_its_cublas_baseline, .timeout = KF_CORPUS_TEST_TIMEOUT_S)
+{
+	kf_corpus_require_gpu();
+	kf_corpus_judge_correct(&run, &examples, "matmul_bf16", EXAMPLE_LIMIT_S);
+	const cJSON *r = run.submit.json;
+	double vendor = 0, n = 0, samples = 0, sm_min = 0;
+	cr_assert(kf_cli_json_num(r, "vendor_time_ms", &vendor) && vendor > 0, "vendor_time_ms missing: %s",
+		  cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "warnings")));
+	const cJSON *timing = cJSON_GetObjectItem(r, "timing");
+	cr_assert(kf_cli_json_num(cJSON_GetObjectItem(timing, "vendor"), "n", &n) && n >= 3,
+		  "the vendor side has %g timed samples", n);
+	const cJSON *clocks = cJSON_GetObjectItem(timing, "clocks_mhz");
+	cr_expect(kf_cli_json_num(clocks, "samples", &samples) && samples >= n, "clocks sampled %g times in %g iterations",
+		  samples, n);
+	cr_expect(kf_cli_json_num(clocks, "sm_min", &sm_min) && sm_min > 0, "no SM clock read during the loop");
+}
+
+/* Where a task allows vendor libraries, a candidate may call cuBLAS: it is linked and cuBLAS is
+ * loaded before the runner's filter, so the call runs and is judged like any other. The probe task
+ * (bench/fidelity) is matmul_bf16 with cuBLAS allowed; the candidate is the vendor baseline itself. */
+Test(examples_cuda, a_candidate_may_call_cublas_where_the_task_allows_it, .timeout = KF_CORPUS_TEST_TIMEOUT_S)
+{
+	kf_corpus_require_gpu();
+	char tasks[PATH_MAX], kernel[PATH_MAX], env_tasks[PATH_MAX + 16], env_db[PATH_MAX + 16];
+	snprintf(tasks, sizeof tasks, "%s/bench/fidelity/tasks", kf_home());
+	snprintf(kernel, sizeof kernel, "%s/reference_kernels/vendor/cublas_gemm_bf16.cu", kf_home());
+	snprintf(env_tasks, sizeof env_tasks, "KFORGE_TASKS=%s", tasks);
+	snprintf(env_db, sizeof env_db, "KFORGE_DB=%s", run.db);
+	const char *const args[] = { "submit", "--backend", "cuda", "--task", "matmul_bf16_cublas", "--json", kernel, NULL };
+	const char *const env[] = { env_tasks, env_db, NULL };
+	kf_cli_result_free(&run.submit);
+	kf_err err;
+	cr_assert_eq(kf_cli_run(args, env, EXAMPLE_LIMIT_S, &run.submit, &err), KF_OK, "%s", err.msg);
+	const char *verdict = kf_cli_json_str(run.submit.json, "verdict");
+	cr_assert(verdict && !strcmp(verdict, "ok"), "verdict %s: %s (stderr: %s)", verdict ? verdict : "(none)",
+		  kf_cli_json_str(run.submit.json, "reason"), run.submit.err);
 }

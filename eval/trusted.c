@@ -1,0 +1,85 @@
+/* Trusted kernels (see trusted.h). */
+#include "eval/trusted.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/fs.h"
+#include "sandbox/sandbox.h"
+
+#define KF_TRUSTED_MAX_SOURCE (4u << 20)
+#define KF_TRUSTED_INCLUDE_DIR "reference_kernels"
+
+int kf_trusted_compile(enum kf_backend b, const char *rel, const char *header, const char *shim, bool vendor_libs,
+		       char *so_path, size_t so_len, cJSON *record, kf_err *err)
+{
+	char path[PATH_MAX], inc[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
+	snprintf(inc, sizeof inc, "%s/%s", kf_home(), KF_TRUSTED_INCLUDE_DIR);
+	char *src = NULL;
+	size_t len = 0;
+	if (kf_read_file(path, KF_TRUSTED_MAX_SOURCE, &src, &len, err) != KF_OK)
+		return kf_err_prefix(err, "loading a trusted kernel: ");
+	struct kf_compile_req req = { .backend = b, .source = src, .source_len = len, .header = header,
+				      .shim = shim, .include_dir = inc, .vendor_libs = vendor_libs };
+	struct kf_compile_res res;
+	int rc = kf_compile(&req, &res, err);
+	free(src);
+	if (rc != KF_OK)
+		return rc;
+	if (record) {
+		cJSON_AddStringToObject(record, "source", rel);
+		cJSON_AddBoolToObject(record, "compile_cached", res.cached);
+		cJSON_AddNumberToObject(record, "compile_ms", res.ms);
+	}
+	if (res.verdict != KF_V_OK)
+		rc = kf_errf(err, KF_EINTERNAL, "trusted kernel %s does not build (%s): %.400s", rel, res.reason,
+			     res.log ? res.log : "");
+	else
+		snprintf(so_path, so_len, "%s", res.so_path);
+	kf_compile_res_free(&res);
+	return rc;
+}
+
+static int load(enum kf_backend b, const char *rel, const char *header, const char *shim, const char *symbol,
+		struct kf_trusted *out, cJSON *record, kf_err *err)
+{
+	if (kf_trusted_compile(b, rel, header, shim, false, out->path, sizeof out->path, record, err) != KF_OK)
+		return err->code;
+	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
+	out->so = dlopen(out->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	out->call = out->so ? (kf_shim_call_fn)dlsym(out->so, symbol) : NULL;
+	if (!out->call)
+		return kf_errf(err, KF_EINTERNAL, "trusted kernel %s cannot be loaded: %s", rel, dlerror());
+	return KF_OK;
+}
+
+int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, struct kf_trusted *ref,
+			 struct kf_trusted *oracle, cJSON *ref_record, kf_err *err)
+{
+	if (!t->reference[b])
+		return kf_errf(err, KF_EINPUT, "task %s has no %s reference kernel", t->name, kf_backend_name(b));
+	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT, ohdr = KF_BUF_INIT, oshim = KF_BUF_INIT;
+	kf_abi_header(t, b, &hdr);
+	kf_abi_shim(t, b, &shim);
+	kf_abi_oracle_header(t, &ohdr);
+	kf_abi_oracle_shim(t, &oshim);
+	int rc = load(b, t->reference[b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, ref, ref_record, err);
+	if (rc == KF_OK)
+		rc = load(KF_BACKEND_CPU, t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, oracle, NULL, err);
+	kf_buf_free(&hdr);
+	kf_buf_free(&shim);
+	kf_buf_free(&ohdr);
+	kf_buf_free(&oshim);
+	return rc;
+}
+
+void kf_trusted_unload(struct kf_trusted *k)
+{
+	if (k->so)
+		dlclose(k->so); /* drops our reference; RTLD_NODELETE keeps the code mapped */
+	memset(k, 0, sizeof *k);
+}

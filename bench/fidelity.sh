@@ -12,7 +12,7 @@ out=${OUT:-/tmp/kforge-fidelity}
 mkdir -p "$out"
 kf() { LD_LIBRARY_PATH=${KF_LIBS:-${LD_LIBRARY_PATH:-}} build/kforge "$@"; }
 export KFORGE_TASKS=$PWD/bench/fidelity/tasks
-probes=("matmul_bf16_cublas reference_kernels/vendor/cublas_gemm_bf16.cu" "copy_f32 bench/fidelity/copy_memcpy.cu")
+probes=("matmul_bf16_cublas bench/fidelity/cublas_gemm.cu" "copy_f32 bench/fidelity/copy_memcpy.cu")
 for p in "${probes[@]}"; do
 	read -r task kernel <<<"$p"
 	for r in $(seq "$reps"); do

@@ -61,7 +61,8 @@ fi
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
 	kf build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
 	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
-	grep -E '^\[(FAIL|SKIP)\]|Assertion|expected' "$out/test-gpu.log" | head -20 | tee -a "$table"
+	grep -E -A2 '^\[----\].*Assertion Failed' "$out/test-gpu.log" | head -40 | tee -a "$table"
+	grep -E '^\[(FAIL|SKIP)\]' "$out/test-gpu.log" | head -20 | tee -a "$table"
 fi
 
 submit() { # name file task expect

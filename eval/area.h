@@ -50,9 +50,10 @@ struct kf_area_ops {
 	size_t (*flush_bytes)(struct kf_area *a);
 	/* Devices only (NULL on the CPU, which calibrates itself in sol.c): a JSON description of
 	 * the device with its speed-of-light ceilings (key, device, bw_bytes_s, flops_s by dtype,
-	 * measured ceilings, clocks, versions), and the clocks right now (MHz, 0 if unknown). */
+	 * measured ceilings, clocks, versions), and the clocks right now (MHz, 0 if unknown) with the
+	 * device's mask of reasons they are held down (NVML's clock event reasons; 0 if unknown). */
 	int (*describe_device)(int device, char **json, kf_err *err);
-	int (*clocks)(int device, unsigned *sm_mhz, unsigned *mem_mhz);
+	int (*clocks)(int device, unsigned *sm_mhz, unsigned *mem_mhz, unsigned long long *reasons);
 };
 
 /* The operations for a backend: built in for the CPU; for CUDA from build/libkforge-cuda.so,

@@ -702,12 +702,32 @@ struct side {
 	int inconsistent; /* samples where the runner's clock disagreed with ours */
 };
 
-/* SM and memory clocks sampled once per iteration of the timing loop. */
+/* SM and memory clocks sampled once per iteration of the timing loop, with the reasons the
+ * device gave for holding its clocks down (NVML's event reasons, OR-ed over the loop). */
 struct clock_log {
 	unsigned before[2], after[2];
 	double *sm, *mem;
 	int n;
+	unsigned long long reasons;
+	int slowed; /* samples taken while a power or thermal limit held the clocks down */
 };
+
+/* NVML's clock event reasons that mean the device ran slower than it could. */
+static const struct {
+	unsigned long long bit;
+	const char *name;
+} slowdowns[] = {
+	{ 0x4, "sw_power_cap" },       { 0x8, "hw_slowdown" },           { 0x20, "sw_thermal_slowdown" },
+	{ 0x40, "hw_thermal_slowdown" }, { 0x80, "hw_power_brake_slowdown" },
+};
+
+static bool slowed_down(unsigned long long reasons)
+{
+	for (size_t i = 0; i < sizeof slowdowns / sizeof slowdowns[0]; i++)
+		if (reasons & slowdowns[i].bit)
+			return true;
+	return false;
+}
 
 static void vendor_dropped(struct judge *j, struct side *sd, const char *why)
 {
@@ -829,14 +849,22 @@ static void clocks_json(const struct clock_log *cl, cJSON *timing)
 		cJSON_AddNumberToObject(c, names[k][2], cl->n ? st.max : 0);
 	}
 	cJSON_AddNumberToObject(c, "samples", cl->n);
+	cJSON_AddNumberToObject(c, "slowed_samples", cl->slowed);
+	cJSON *seen = cJSON_AddArrayToObject(c, "slowdowns_seen");
+	for (size_t i = 0; i < sizeof slowdowns / sizeof slowdowns[0]; i++)
+		if (cl->reasons & slowdowns[i].bit)
+			cJSON_AddItemToArray(seen, cJSON_CreateString(slowdowns[i].name));
 }
 
 static void sample_clocks(struct judge *j, struct clock_log *cl)
 {
 	unsigned sm = 0, mem = 0;
-	j->ops->clocks(j->o->device, &sm, &mem);
+	unsigned long long reasons = 0;
+	j->ops->clocks(j->o->device, &sm, &mem, &reasons);
 	cl->sm[cl->n] = sm;
 	cl->mem[cl->n++] = mem;
+	cl->reasons |= reasons;
+	cl->slowed += slowed_down(reasons);
 }
 
 static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, const char *so, bool vendor_libs)
@@ -848,8 +876,8 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 	return ro;
 }
 
-/* The reference's and vendor baseline's runners were launched with the candidate's; by now
- * they are usually up. */
+/* The reference's and vendor baseline's runners, launched once the candidate's was up, started
+ * during the correctness battery; by now they usually are. */
 static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_runner **vend, kf_err *err)
 {
 	struct kf_call_result died;
@@ -864,14 +892,12 @@ static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_run
 	return KF_OK;
 }
 
-static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ref, struct kf_runner **vend,
-		  cJSON *res, kf_err *err)
+static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **vend, struct kf_runner *ref, cJSON *res,
+		  kf_err *err)
 {
-	int rc = timing_runners(j, ref, vend, err);
-	if (rc != KF_OK)
-		return rc;
+	int rc = KF_OK;
 	int cap = j->o->max_iters + KF_WARMUP_CALLS;
-	struct side sides[SIDE_COUNT] = { { cand, j->area, NULL, 0, 0 }, { *ref, j->refarea, NULL, 0, 0 },
+	struct side sides[SIDE_COUNT] = { { cand, j->area, NULL, 0, 0 }, { ref, j->refarea, NULL, 0, 0 },
 					  { *vend, j->vendarea, NULL, 0, 0 } };
 	for (int k = 0; k < SIDE_COUNT; k++)
 		sides[k].samples_ns = kf_xcalloc((size_t)cap, sizeof(double));
@@ -898,8 +924,9 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **re
 		rc = check_vendor(j, &sides[SIDE_VENDOR], err);
 	for (int k = 0; k < SIDE_COUNT; k++) /* warm-up calls are checked, not counted */
 		sides[k].n = sides[k].inconsistent = 0;
+	unsigned long long reasons;
 	if (j->ops->clocks)
-		j->ops->clocks(j->o->device, &cl.before[0], &cl.before[1]);
+		j->ops->clocks(j->o->device, &cl.before[0], &cl.before[1], &reasons);
 	int64_t t0 = kf_now_ns();
 	struct kf_stats st[SIDE_COUNT];
 	memset(st, 0, sizeof st);
@@ -926,8 +953,11 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **re
 		goto out;
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
 	if (j->ops->clocks) {
-		j->ops->clocks(j->o->device, &cl.after[0], &cl.after[1]);
+		j->ops->clocks(j->o->device, &cl.after[0], &cl.after[1], &reasons);
 		clocks_json(&cl, timing);
+		if (cl.slowed)
+			warn(j, "the device held its clocks down (power or thermal limit) at %d of %d timed iterations: timings may be slow and noisy",
+			     cl.slowed, cl.n);
 	}
 	for (int k = 0; k < SIDE_COUNT; k++)
 		if (sides[k].r)
@@ -977,6 +1007,15 @@ out:
 }
 
 /* ---- the evaluation ---- */
+
+static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct kf_runner **vend)
+{
+	struct kf_runner **rs[] = { cand, ref, vend };
+	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+		kf_runner_stop(*rs[i]);
+		*rs[i] = NULL;
+	}
+}
 
 static void add_compile(cJSON *res, const struct kf_compile_res *c)
 {
@@ -1057,39 +1096,44 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	if ((rc = alloc_buffers(&j, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "reference_ms", &t_phase);
-	/* All runners start together; the reference's and the vendor's come up during correctness. */
+	/* The candidate's runner starts alone (CUDA contexts starting together slow each other down);
+	 * the reference's and the vendor's start while the correctness battery runs. */
 	struct kf_runner_opts ro[SIDE_COUNT] = { runner_opts(&j, j.area, cres.so_path, t->vendor_libs_allowed),
 						 runner_opts(&j, j.refarea, j.ref.path, false) };
 	if (j.vendarea)
 		ro[SIDE_VENDOR] = runner_opts(&j, j.vendarea, j.vendor_so, true);
-	if ((rc = kf_runner_launch(&ro[SIDE_CANDIDATE], &cand, err)) != KF_OK ||
-	    (rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK ||
-	    (j.vendarea && (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
-		goto out;
 	struct kf_call_result died;
-	if ((rc = kf_runner_ready(&cand, &died, err)) != KF_OK)
+	if ((rc = kf_runner_start(&ro[SIDE_CANDIDATE], &cand, &died, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "sandbox_start_ms", &t_phase);
 	if (!cand) {
 		reject(&j, died.verdict, "%s", died.reason);
 		goto done;
 	}
+	if ((rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK ||
+	    (j.vendarea && (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
+		goto out;
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "correctness_ms", &t_phase);
-	if (j.verdict == KF_V_OK && (rc = timing(&j, cand, &ref, &vend, res, err)) != KF_OK)
-		goto out;
-	if (j.verdict == KF_V_OK || j.verdict == KF_V_FASTER_THAN_LIGHT)
-		phase_done(&j, "timing_ms", &t_phase);
+	if (j.verdict == KF_V_OK) {
+		if ((rc = timing_runners(&j, &ref, &vend, err)) != KF_OK)
+			goto out;
+		phase_done(&j, "runners_ms", &t_phase);
+		if ((rc = timing(&j, cand, &vend, ref, res, err)) != KF_OK)
+			goto out;
+		if (j.verdict == KF_V_OK || j.verdict == KF_V_FASTER_THAN_LIGHT)
+			phase_done(&j, "timing_ms", &t_phase);
+	}
 	cJSON_AddStringToObject(res, "output", kf_runner_output(cand));
+	stop_runners(&cand, &ref, &vend);
+	phase_done(&j, "stop_ms", &t_phase);
 done:
 	finish(&j, res);
 	*result = res;
 	res = NULL;
 out:
-	kf_runner_stop(cand);
-	kf_runner_stop(ref);
-	kf_runner_stop(vend);
+	stop_runners(&cand, &ref, &vend);
 	kf_compile_res_free(&cres);
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);

@@ -34,7 +34,7 @@ struct kf_runner {
 	int cmd_fd, reply_fd, status_fd, log_fd;
 	double call_timeout_s;
 	enum kf_backend backend;
-	bool ready; /* answered READY: it takes commands, QUIT included */
+	bool ready; /* answered READY: it takes commands */
 	char *output;
 };
 
@@ -445,22 +445,16 @@ const char *kf_runner_output(struct kf_runner *r)
 	return r->output;
 }
 
+/* Killed, not asked to quit: its state is of no further use, and a GPU runner's context teardown
+ * (tens of ms) then happens in the background instead of on the judge's time. Only the jail
+ * process, which holds no device state, is waited for. */
 void kf_runner_stop(struct kf_runner *r)
 {
 	if (!r)
 		return;
-	if (!r->ready) /* still starting (or never will): nothing reads its commands yet */
-		kill_tree(r);
-	else if (r->pid > 0 && r->cmd_fd >= 0) {
-		struct kf_cmd c;
-		memset(&c, 0, sizeof c);
-		c.magic = KF_PROTO_MAGIC;
-		c.type = KF_CMD_QUIT;
-		ssize_t n = write(r->cmd_fd, &c, sizeof c);
-		(void)n;
-	}
-	if (r->pid > 0)
-		reap(r, &(int){ 0 });
+	kill_tree(r);
+	while (r->pid > 0 && waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	if (r->cmd_fd >= 0) close(r->cmd_fd);
 	if (r->reply_fd >= 0) close(r->reply_fd);
 	if (r->status_fd >= 0) close(r->status_fd);

@@ -178,8 +178,6 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		memset(&m, 0, sizeof m);
 		m.magic = KF_PROTO_MAGIC;
 		m.nonce = c.nonce;
-		if (c.type == KF_CMD_QUIT)
-			break;
 		if (c.type == KF_CMD_PING) {
 			m.type = KF_MSG_PONG;
 			send_msg(&m);

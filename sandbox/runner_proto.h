@@ -22,7 +22,7 @@ enum kf_runner_fd {
 	KF_RFD_FIRST_FREE = 8,
 };
 
-enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2, KF_CMD_QUIT = 3 };
+enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2 }; /* a runner is ended by killing it */
 
 enum kf_msg_type {
 	KF_MSG_READY = 1,      /* loaded, kf_init done */

@@ -106,6 +106,7 @@ int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const 
 int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err);
 /* Captured stdout/stderr of the runner (capped), for the record. Valid until stop. */
 const char *kf_runner_output(struct kf_runner *r);
+/* Kills the runner's process tree and frees r (NULL is fine). */
 void kf_runner_stop(struct kf_runner *r);
 
 #endif

@@ -1,6 +1,9 @@
 """Independent timing of the fidelity probes with PyTorch and CUDA events, the way kforge times:
 fresh input values and an L2 flush (a write over twice the L2) before every timed call, events
-around the operation alone. Prints one JSON object: {probe: [median_ms per repeat]}.
+around the operation alone. A short spin kernel is queued ahead of the start event, so the GPU is
+still busy while Python and PyTorch's dispatcher enqueue the operation: the events then time the
+device's work, not that host overhead (kforge's runner calls kf_launch from C, where it is a few
+microseconds). Prints one JSON object: {probe: [median_ms per repeat]}.
 Usage: python3 bench/fidelity/torch_time.py [REPEATS] [ITERS]"""
 import json
 import sys
@@ -11,6 +14,7 @@ REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 ITERS = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 GEMM = 4096
 COPY_ELEMS = 1 << 28  # 1 GiB of fp32
+SPIN_CYCLES = 2_000_000  # about 1 ms at H100 clocks: longer than the host's enqueueing
 
 
 def timed(make_inputs, op):
@@ -25,6 +29,7 @@ def timed(make_inputs, op):
             args = make_inputs()
             flush.fill_(it & 0xFF)
             torch.cuda.synchronize()
+            torch.cuda._sleep(SPIN_CYCLES)
             start.record()
             op(*args)
             stop.record()

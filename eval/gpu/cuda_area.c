@@ -4,6 +4,8 @@
  * and describes the device for speed of light: the peak table, clocks (NVML) and measured
  * ceilings. */
 #include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,51 +260,86 @@ static const struct peak_row peak_table[] = {
 typedef int (*nvml_init_fn)(void);
 typedef int (*nvml_handle_fn)(unsigned int, void **);
 typedef int (*nvml_clock_fn)(void *, int, unsigned int *);
+typedef int (*nvml_reasons_fn)(void *, unsigned long long *);
 
-/* SM and memory clocks now (MHz), through NVML when the driver ships it; 0 when unknown. */
-static void read_clocks(int device, unsigned *sm, unsigned *mem)
+/* NVML, loaded and initialised once per process (it is sampled every timed iteration). */
+struct nvml {
+	bool tried;
+	nvml_handle_fn handle;
+	nvml_clock_fn clock;
+	nvml_reasons_fn reasons;
+};
+
+static const struct nvml *nvml(void)
 {
-	*sm = *mem = 0;
-	void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!nvml)
-		return;
-	nvml_init_fn init = (nvml_init_fn)dlsym(nvml, "nvmlInit_v2");
-	nvml_handle_fn handle = (nvml_handle_fn)dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
-	nvml_clock_fn clock = (nvml_clock_fn)dlsym(nvml, "nvmlDeviceGetClockInfo");
-	void *h = NULL;
-	enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
-	if (init && handle && clock && init() == 0 && handle((unsigned)device, &h) == 0) {
-		clock(h, NVML_CLOCK_SM, sm);
-		clock(h, NVML_CLOCK_MEM, mem);
-	}
+	static struct nvml n;
+	if (n.tried)
+		return n.clock ? &n : NULL;
+	n.tried = true;
+	void *so = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvml_init_fn init = so ? (nvml_init_fn)dlsym(so, "nvmlInit_v2") : NULL;
+	if (!init || init() != 0)
+		return NULL;
+	n.handle = (nvml_handle_fn)dlsym(so, "nvmlDeviceGetHandleByIndex_v2");
+	n.reasons = (nvml_reasons_fn)dlsym(so, "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!n.reasons)
+		n.reasons = (nvml_reasons_fn)dlsym(so, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	n.clock = n.handle ? (nvml_clock_fn)dlsym(so, "nvmlDeviceGetClockInfo") : NULL;
+	return n.clock ? &n : NULL;
 }
 
+/* SM and memory clocks now (MHz) and NVML's mask of reasons the clocks are held down; zeros when
+ * unknown. */
+static void read_clocks(int device, unsigned *sm, unsigned *mem, unsigned long long *reasons)
+{
+	*sm = *mem = 0;
+	*reasons = 0;
+	const struct nvml *n = nvml();
+	void *h = NULL;
+	enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+	if (!n || n->handle((unsigned)device, &h) != 0)
+		return;
+	n->clock(h, NVML_CLOCK_SM, sm);
+	n->clock(h, NVML_CLOCK_MEM, mem);
+	if (n->reasons)
+		n->reasons(h, reasons);
+}
+
+/* The best device-to-device copy bandwidth over a few 1 GiB copies; 0 with err filled on failure. */
 static double measure_copy(kf_err *err)
 {
 	void *a = NULL, *b = NULL;
-	cudaEvent_t t0, t1;
+	cudaEvent_t t0 = NULL, t1 = NULL;
 	double best = 0;
-	if (cudaMalloc(&a, KF_CUDA_COPY_BYTES) != cudaSuccess || cudaMalloc(&b, KF_CUDA_COPY_BYTES) != cudaSuccess) {
-		kf_errf(err, KF_EINTERNAL, "cannot allocate 2 GiB to measure the copy bandwidth");
-		goto out;
+	const char *what = "allocating 2 GiB";
+	cudaError_t e = cudaMalloc(&a, KF_CUDA_COPY_BYTES);
+	if (e == cudaSuccess)
+		e = cudaMalloc(&b, KF_CUDA_COPY_BYTES);
+	if (e == cudaSuccess) {
+		what = "preparing the copy";
+		if ((e = cudaMemset(a, 1, KF_CUDA_COPY_BYTES)) == cudaSuccess && (e = cudaEventCreate(&t0)) == cudaSuccess)
+			e = cudaEventCreate(&t1);
 	}
-	cudaMemset(a, 1, KF_CUDA_COPY_BYTES);
-	cudaEventCreate(&t0);
-	cudaEventCreate(&t1);
-	for (int r = 0; r < KF_CUDA_COPY_REPS; r++) {
-		cudaEventRecord(t0, 0);
-		cudaMemcpyAsync(b, a, KF_CUDA_COPY_BYTES, cudaMemcpyDeviceToDevice, 0);
-		cudaEventRecord(t1, 0);
-		cudaEventSynchronize(t1);
+	for (int r = 0; r < KF_CUDA_COPY_REPS && e == cudaSuccess; r++) {
 		float ms = 0;
-		cudaEventElapsedTime(&ms, t0, t1);
-		double bw = 2.0 * KF_CUDA_COPY_BYTES / (ms / 1e3);
-		if (ms > 0 && bw > best)
-			best = bw;
+		what = "timing the copy";
+		if ((e = cudaEventRecord(t0, 0)) == cudaSuccess &&
+		    (e = cudaMemcpyAsync(b, a, KF_CUDA_COPY_BYTES, cudaMemcpyDeviceToDevice, 0)) == cudaSuccess &&
+		    (e = cudaEventRecord(t1, 0)) == cudaSuccess && (e = cudaEventSynchronize(t1)) == cudaSuccess &&
+		    (e = cudaEventElapsedTime(&ms, t0, t1)) == cudaSuccess && ms > 0)
+			best = fmax(best, 2.0 * KF_CUDA_COPY_BYTES / (ms / 1e3));
 	}
-	cudaEventDestroy(t0);
-	cudaEventDestroy(t1);
-out:
+	if (e != cudaSuccess) {
+		best = 0;
+		kf_errf(err, KF_EINTERNAL, "measuring the copy bandwidth: %s failed: %s (%s)", what, cudaGetErrorName(e),
+			cudaGetErrorString(e));
+	} else if (!(best > 0)) {
+		kf_errf(err, KF_EINTERNAL, "measuring the copy bandwidth: no copy took measurable time");
+	}
+	if (t0)
+		cudaEventDestroy(t0);
+	if (t1)
+		cudaEventDestroy(t1);
 	cudaFree(a);
 	cudaFree(b);
 	return best;
@@ -322,7 +359,6 @@ static int describe_device(int device, char **json, kf_err *err)
 	for (size_t i = 0; i < sizeof peak_table / sizeof peak_table[0] && !row; i++)
 		if (strstr(p.name, peak_table[i].name_has))
 			row = &peak_table[i];
-	kf_errf(err, KF_EINTERNAL, "measuring the copy bandwidth failed");
 	double copy = measure_copy(err);
 	if (!(copy > 0))
 		return KF_EINTERNAL;
@@ -339,7 +375,8 @@ static int describe_device(int device, char **json, kf_err *err)
 	if (!row)
 		row = &generic;
 	unsigned sm_mhz, mem_mhz;
-	read_clocks(device, &sm_mhz, &mem_mhz);
+	unsigned long long reasons;
+	read_clocks(device, &sm_mhz, &mem_mhz, &reasons);
 	cJSON *j = cJSON_CreateObject();
 	char key[400];
 	snprintf(key, sizeof key, "cuda:%s:sm_%d%d:%d", p.name, p.major, p.minor, p.multiProcessorCount);
@@ -372,9 +409,9 @@ static int describe_device(int device, char **json, kf_err *err)
 	return KF_OK;
 }
 
-static int current_clocks(int device, unsigned *sm_mhz, unsigned *mem_mhz)
+static int current_clocks(int device, unsigned *sm_mhz, unsigned *mem_mhz, unsigned long long *reasons)
 {
-	read_clocks(device, sm_mhz, mem_mhz);
+	read_clocks(device, sm_mhz, mem_mhz, reasons);
 	return KF_OK;
 }
 

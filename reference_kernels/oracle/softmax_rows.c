@@ -10,10 +10,12 @@ int kf_oracle(const double *x, double *out, int rows, int cols)
 		double max = xr[0], sum = 0;
 		for (int c = 1; c < cols; c++)
 			max = fmax(max, xr[c]);
+		for (int c = 0; c < cols; c++) {
+			o[c] = exp(xr[c] - max);
+			sum += o[c];
+		}
 		for (int c = 0; c < cols; c++)
-			sum += exp(xr[c] - max);
-		for (int c = 0; c < cols; c++)
-			o[c] = exp(xr[c] - max) / sum;
+			o[c] /= sum;
 	}
 	return 0;
 }

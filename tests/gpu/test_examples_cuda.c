@@ -82,13 +82,13 @@ Test(examples_cuda, matmul_bf16_is_timed_beside_its_cublas_baseline, .timeout = 
 
 /* Where a task allows vendor libraries, a candidate may call cuBLAS: it is linked and cuBLAS is
  * loaded before the runner's filter, so the call runs and is judged like any other. The probe task
- * (bench/fidelity) is matmul_bf16 with cuBLAS allowed; the candidate is the vendor baseline itself. */
+ * (bench/fidelity) is matmul_bf16 with cuBLAS allowed; the candidate one cublasGemmEx. */
 Test(examples_cuda, a_candidate_may_call_cublas_where_the_task_allows_it, .timeout = KF_CORPUS_TEST_TIMEOUT_S)
 {
 	kf_corpus_require_gpu();
 	char tasks[PATH_MAX], kernel[PATH_MAX], env_tasks[PATH_MAX + 16], env_db[PATH_MAX + 16];
 	snprintf(tasks, sizeof tasks, "%s/bench/fidelity/tasks", kf_home());
-	snprintf(kernel, sizeof kernel, "%s/reference_kernels/vendor/cublas_gemm_bf16.cu", kf_home());
+	snprintf(kernel, sizeof kernel, "%s/bench/fidelity/cublas_gemm.cu", kf_home());
 	snprintf(env_tasks, sizeof env_tasks, "KFORGE_TASKS=%s", tasks);
 	snprintf(env_db, sizeof env_db, "KFORGE_DB=%s", run.db);
 	const char *const args[] = { "submit", "--backend", "cuda", "--task", "matmul_bf16_cublas", "--json", kernel, NULL };

@@ -1,8 +1,10 @@
 /* The agent (DESIGN.md §10): `kforge run`. For every task of a run it asks a model for N samples,
  * judges each extracted kernel, then for R-1 more rounds asks for refinements of the best K
- * candidates with feedback from the judge. One event loop drives the HTTP requests (agent/http.h)
- * and runs evaluations between polls; every request, attempt, reply, candidate and evaluation is
- * written to the store as it happens, so a killed run resumes from the database alone.
+ * candidates with feedback from the judge; "best" comes from the weak-verifier ranking (eval/rank.h:
+ * trusted correct candidates first, then SOL fraction), which also picks what the run reports. One
+ * event loop drives the HTTP requests (agent/http.h) and runs evaluations between polls; every
+ * request, attempt, reply, candidate and evaluation is written to the store as it happens, so a
+ * killed run resumes from the database alone.
  * This header is the whole interface the CLI uses: configuration, the judge seam, progress events
  * and the end-of-run summary. */
 #ifndef KF_AGENT_H
@@ -18,6 +20,7 @@
 #include "agent/price.h"
 #include "agent/provider.h"
 #include "db/store.h"
+#include "eval/rank.h"
 #include "eval/sol.h"
 #include "eval/task.h"
 
@@ -45,6 +48,13 @@ cJSON *kf_agent_config_default(void);
 /* Parses a command-line value for option `flag` into cfg; KF_EINPUT names the flag and the rule. */
 int kf_agent_config_set(cJSON *cfg, const char *flag, const char *value, kf_err *err);
 
+/* How much the run's ranking verifies (--verify). */
+enum kf_agent_verify {
+	KF_AGENT_VERIFY_OFF,      /* order by verdict and SOL fraction only */
+	KF_AGENT_VERIFY_STANDARD, /* every weak verifier but compute-sanitizer, on correct candidates */
+	KF_AGENT_VERIFY_FULL,     /* compute-sanitizer memcheck and racecheck too (CUDA; slow) */
+};
+
 struct kf_agent_config {
 	enum kf_provider_kind provider;
 	const char *base_url;   /* points into the JSON it was read from */
@@ -64,6 +74,9 @@ struct kf_agent_config {
 	int judge_seeds;
 	double call_timeout_s, timing_budget_s;
 	uint64_t seed;          /* judge seeds and retry jitter derive from it */
+	enum kf_agent_verify verify;
+	double theta;           /* trust threshold for P(correct) */
+	const char *llm_judge_model; /* NULL: no LLM judge; else asked through the run's endpoint */
 	const char *api_key;    /* from the environment; never stored */
 };
 
@@ -72,15 +85,16 @@ struct kf_agent_config {
 int kf_agent_config_read(const cJSON *cfg_json, struct kf_agent_config *out, kf_err *err);
 
 /* ---- the judge seam ----
- * The loop calls evaluate() between HTTP polls, one candidate at a time. The local judge runs
- * kf_judge_evaluate in this process; a worker process (or a cluster job) can take its place. */
+ * The loop calls evaluate() between HTTP polls, one candidate at a time, and verify() (the weak
+ * verifiers, eval/verify.h) on each correct candidate when a task's round is ranked. The local
+ * judge runs kf_judge_evaluate in this process and leaves verify NULL (kf_verify_candidate, also in
+ * this process); a worker process (or a cluster job) can take the place of both. */
 struct kf_agent_judge {
 	int (*evaluate)(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
 			size_t len, uint64_t seed, cJSON **result, kf_err *err);
+	kf_ranking_verify_fn verify; /* NULL: kf_verify_candidate */
 	void *ctx;
 };
-/* kf_judge_evaluate with the configuration's judge options; cfg must outlive the judge. */
-void kf_agent_local_judge(const struct kf_agent_config *cfg, struct kf_agent_judge *out);
 
 /* ---- progress ---- */
 
@@ -99,6 +113,7 @@ enum kf_agent_event_kind {
 	KF_AGENT_EV_EVALUATED, /* a candidate was judged (verdict) */
 	KF_AGENT_EV_ROUND,     /* a round was planned for a task */
 	KF_AGENT_EV_TASK_DONE,
+	KF_AGENT_EV_RANKED,    /* the run's candidates were ranked (what: "ranked" or "failed"; detail) */
 	KF_AGENT_EV_STOP,      /* the run is stopping early (detail says why) */
 	KF_AGENT_EV_TICK,      /* nothing happened for a while; progress only */
 };
@@ -130,9 +145,12 @@ struct kf_agent_task_summary {
 	int candidates, evaluated, ok;
 	int64_t tokens_in, tokens_out;
 	double cost_usd;       /* NAN when unknown */
-	int64_t best_id;       /* 0 when no candidate */
+	int64_t best_id;       /* the selected candidate (trusted correct first, then SOL); 0 when none */
 	char best_verdict[32];
 	double best_time_ms, best_speedup, best_sol_fraction; /* NAN when not timed */
+	double best_p_correct; /* the run's latest ranking; NAN when not scored */
+	bool best_trusted;
+	int trusted;           /* candidates the latest ranking trusts */
 };
 
 struct kf_agent_summary {
@@ -171,8 +189,8 @@ int kf_agent_run_config(struct kf_store *s, int64_t id, cJSON **config, kf_err *
 /* Summary of a run as stored. */
 int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summary *out, kf_err *err);
 void kf_agent_summary_free(struct kf_agent_summary *s);
-/* Writes the best correct kernel of each task to dir/<task>.c (or .cu); tasks without one get no
- * file. *written counts the files. */
+/* Writes the selected correct kernel of each task to dir/<task>.c (or .cu); tasks without one get
+ * no file. *written counts the files. */
 int kf_agent_write_best(struct kf_store *s, const struct kf_agent_summary *sum, const char *dir, int *written,
 			kf_err *err);
 

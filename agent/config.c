@@ -19,6 +19,8 @@
 #define DEFAULT_MAX_TOKENS 8192
 #define ANTHROPIC_MIN_THINKING 1024
 #define CHOICE_MAX 64
+#define DEFAULT_VERIFY "standard"
+#define VERIFY_CHOICES "off|standard|full"
 
 static const struct kf_agent_option options[] = {
 	{ "model", "model", KF_OPT_STRING, 0, 0, NULL, true, "model name sent to the endpoint (required)" },
@@ -62,6 +64,12 @@ static const struct kf_agent_option options[] = {
 	{ "timing-budget", "timing_budget", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
 	  "seconds spent timing each correct candidate (default 3)" },
 	{ "seed", "seed", KF_OPT_INT, 0, MAX_EXACT_INT, NULL, true, "base seed of the judge (default: random, recorded)" },
+	{ "verify", "verify", KF_OPT_CHOICE, 0, 0, VERIFY_CHOICES, false,
+	  "weak verifiers ranking correct candidates: standard (default), full (+ compute-sanitizer), off" },
+	{ "theta", "theta", KF_OPT_NUMBER, 0, 1, NULL, false,
+	  "trust threshold for the ranking's P(correct) (default 0.5)" },
+	{ "llm-judge-model", "llm_judge_model", KF_OPT_STRING, 0, 0, NULL, false,
+	  "LLM-judge verifier: this model, at the run's endpoint, judges correct candidates (default off)" },
 	{ NULL, NULL, KF_OPT_STRING, 0, 0, NULL, false, NULL },
 };
 
@@ -113,6 +121,8 @@ cJSON *kf_agent_config_default(void)
 	put(c, "call_timeout", cJSON_CreateNumber(jo.call_timeout_s));
 	put(c, "timing_budget", cJSON_CreateNumber(jo.timing_budget_s));
 	put(c, "seed", cJSON_CreateNumber((double)(seed % (uint64_t)MAX_EXACT_INT)));
+	put(c, "verify", cJSON_CreateString(DEFAULT_VERIFY));
+	put(c, "theta", cJSON_CreateNumber(KF_RANKING_DEFAULT_THETA));
 	return c;
 }
 
@@ -230,6 +240,20 @@ static int read_params(const cJSON *c, struct kf_agent_config *out, kf_err *err)
 	return KF_OK;
 }
 
+/* Runs stored before these options existed read as the defaults. */
+static void read_ranking(const cJSON *c, struct kf_agent_config *out)
+{
+	static const char *const levels[] = { [KF_AGENT_VERIFY_OFF] = "off", [KF_AGENT_VERIFY_STANDARD] = "standard",
+					      [KF_AGENT_VERIFY_FULL] = "full" };
+	const char *verify = get_str(c, "verify");
+	out->verify = KF_AGENT_VERIFY_STANDARD;
+	for (size_t i = 0; verify && i < sizeof levels / sizeof levels[0]; i++)
+		if (!strcmp(verify, levels[i]))
+			out->verify = (enum kf_agent_verify)i;
+	out->theta = get_num(c, "theta", KF_RANKING_DEFAULT_THETA);
+	out->llm_judge_model = get_str(c, "llm_judge_model");
+}
+
 int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -266,5 +290,6 @@ int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *er
 	out->timing_budget_s = get_num(c, "timing_budget", jo.timing_budget_s);
 	out->seed = (uint64_t)get_num(c, "seed", 0);
 	out->http.jitter_seed = out->seed;
+	read_ranking(c, out);
 	return KF_OK;
 }

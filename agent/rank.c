@@ -41,6 +41,8 @@ int kf_rank_compare(const struct kf_rank_key *a, const struct kf_rank_key *b)
 {
 	if (a->cls != b->cls)
 		return a->cls < b->cls ? -1 : 1;
+	if (a->trusted != b->trusted)
+		return a->trusted ? -1 : 1;
 	bool ta = !isnan(a->sol_fraction), tb = !isnan(b->sol_fraction);
 	if (ta != tb)
 		return ta ? -1 : 1;

@@ -1,9 +1,11 @@
-/* How the agent orders candidates (DESIGN.md §10): by the judge's verdict first, grouped into
- * classes from "correct" down to "never compiled", then by SOL fraction, then by age (the earlier
- * candidate wins a tie, so the order is the same when a run is resumed). */
+/* How the agent orders a task's candidates (DESIGN.md §9-§10): by the judge's verdict first,
+ * grouped into classes from "correct" down to "never compiled"; among correct ones, those the
+ * weak-verifier ranking trusts (eval/rank.h: P(correct) >= theta) first; then by SOL fraction,
+ * then by age (the earlier candidate wins a tie, so the order is the same when a run is resumed). */
 #ifndef KF_RANK_H
 #define KF_RANK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum kf_verdict_class {
@@ -19,6 +21,7 @@ enum kf_verdict_class kf_rank_class(const char *verdict);
 
 struct kf_rank_key {
 	enum kf_verdict_class cls;
+	bool trusted;        /* the latest ranking's P(correct) >= theta (false when never ranked) */
 	double sol_fraction; /* NAN when not timed */
 	int64_t id;          /* candidate id */
 };

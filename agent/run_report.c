@@ -107,6 +107,12 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 	case KF_AGENT_EV_TASK_DONE:
 		snprintf(out, len, "%s: done", e->task);
 		return true;
+	case KF_AGENT_EV_RANKED:
+		if (!strcmp(e->what, "ranked"))
+			snprintf(out, len, "ranked: %s", detail);
+		else
+			snprintf(out, len, "ranking failed (the order stays verdict, then SOL fraction): %s", detail);
+		return true;
 	case KF_AGENT_EV_STOP:
 		snprintf(out, len, "stopping: %s (kforge run --resume continues)", e->what);
 		return true;
@@ -153,11 +159,12 @@ void kf_run_report_finish(struct kf_run_report *r)
 
 void kf_run_report_table(FILE *f, const struct kf_agent_summary *s)
 {
-	char tokens[FIELD_MAX], cost[FIELD_MAX], t_ms[FIELD_MAX], speedup[FIELD_MAX], sol[FIELD_MAX], best[FIELD_MAX];
+	char tokens[FIELD_MAX], cost[FIELD_MAX], t_ms[FIELD_MAX], speedup[FIELD_MAX], sol[FIELD_MAX], best[FIELD_MAX],
+		p[FIELD_MAX];
 	fprintf(f, "run %lld: %s via %s on the %s backend: %s%s%s\n", (long long)s->run_id, s->model, s->provider,
 		s->backend, s->status, s->stop_reason[0] ? " — " : "", s->stop_reason);
-	fprintf(f, "%-24s %8s %7s %6s %10s %4s  %-22s %10s %8s %6s %8s %10s\n", "task", "requests", "no code", "failed",
-		"candidates", "ok", "best", "time ms", "speedup", "SOL", "tokens", "cost");
+	fprintf(f, "%-24s %8s %7s %6s %10s %4s %7s  %-22s %7s %10s %8s %6s %8s %10s\n", "task", "requests", "no code",
+		"failed", "candidates", "ok", "trusted", "selected", "P(ok)", "time ms", "speedup", "SOL", "tokens", "cost");
 	for (int i = 0; i < s->n_tasks; i++) {
 		const struct kf_agent_task_summary *t = &s->tasks[i];
 		fmt_tokens(t->tokens_in + t->tokens_out, tokens);
@@ -165,17 +172,21 @@ void kf_run_report_table(FILE *f, const struct kf_agent_summary *s)
 		fmt_num(t->best_time_ms, "%.4g", t_ms);
 		fmt_num(t->best_speedup, "%.3gx", speedup);
 		fmt_num(t->best_sol_fraction, "%.3f", sol);
+		fmt_num(t->best_p_correct, t->best_trusted ? "%.3f*" : "%.3f", p);
 		if (t->best_id)
 			snprintf(best, sizeof best, "%s (#%lld)", t->best_verdict, (long long)t->best_id);
 		else
 			snprintf(best, sizeof best, "-");
-		fprintf(f, "%-24s %8d %7d %6d %10d %4d  %-22s %10s %8s %6s %8s %10s\n", t->task, t->requests, t->no_code,
-			t->failed_requests, t->candidates, t->ok, best, t_ms, speedup, sol, tokens, cost);
+		fprintf(f, "%-24s %8d %7d %6d %10d %4d %7d  %-22s %7s %10s %8s %6s %8s %10s\n", t->task, t->requests,
+			t->no_code, t->failed_requests, t->candidates, t->ok, t->trusted, best, p, t_ms, speedup, sol, tokens,
+			cost);
 	}
 	fmt_tokens(s->tokens_in + s->tokens_out, tokens);
 	fmt_cost(s->cost_usd, cost);
 	fprintf(f, "%d of %d tasks have a correct kernel; %d requests, %d candidates, %s tokens, %s, %.1f s\n",
 		s->ok_tasks, s->n_tasks, s->requests, s->candidates, tokens, cost, s->wall_s);
+	fprintf(f, "selected: the top correct candidate of the run's ranking, trusted ones (* P(correct) >= theta) first,"
+		   " then by SOL fraction\n");
 }
 
 static void add_num_or_null(cJSON *o, const char *key, double v)
@@ -217,6 +228,7 @@ cJSON *kf_run_report_json(const struct kf_agent_summary *s)
 		cJSON_AddNumberToObject(x, "candidates", t->candidates);
 		cJSON_AddNumberToObject(x, "evaluated", t->evaluated);
 		cJSON_AddNumberToObject(x, "ok", t->ok);
+		cJSON_AddNumberToObject(x, "trusted", t->trusted);
 		if (t->best_id) {
 			cJSON_AddNumberToObject(x, "best_candidate_id", (double)t->best_id);
 			cJSON_AddStringToObject(x, "best_verdict", t->best_verdict);
@@ -227,6 +239,8 @@ cJSON *kf_run_report_json(const struct kf_agent_summary *s)
 		add_num_or_null(x, "time_ms", t->best_time_ms);
 		add_num_or_null(x, "speedup", t->best_speedup);
 		add_num_or_null(x, "sol_fraction", t->best_sol_fraction);
+		add_num_or_null(x, "p_correct", t->best_p_correct);
+		cJSON_AddBoolToObject(x, "best_trusted", t->best_trusted);
 		cJSON_AddNumberToObject(x, "tokens_in", (double)t->tokens_in);
 		cJSON_AddNumberToObject(x, "tokens_out", (double)t->tokens_out);
 		add_num_or_null(x, "cost_usd", t->cost_usd);

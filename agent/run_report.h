@@ -1,7 +1,8 @@
 /* What `kforge run` shows: on a terminal, one progress line redrawn in place (tasks done,
  * requests, ok/failed, best SOL so far, tokens, cost) with notable events printed above it; when
  * not a terminal, one plain line per event and a progress line now and then. At the end, the
- * per-task summary table, or the same as one JSON object. Formatting only. */
+ * per-task summary table (the selected kernel with its P(correct)), or the same as one JSON
+ * object. Formatting only. */
 #ifndef KF_RUN_REPORT_H
 #define KF_RUN_REPORT_H
 

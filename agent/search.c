@@ -2,7 +2,10 @@
  * planned (written, pending) before it is sent, its reply is written the moment it arrives, the
  * candidate its code becomes is written before it is judged, and its evaluation is written when
  * the judge returns. Resuming is loading: pending requests are sent again, unjudged candidates
- * are judged, and a round is planned once the previous one is finished and judged.
+ * are judged, and a round is planned once the previous one is finished and judged. Before a
+ * refinement round is planned, and once at the end, the run's candidates are ranked (eval/rank.h:
+ * weak verifiers on the correct ones, votes stored, one label model over the run), so the parents
+ * and the reported kernel are the top trusted correct candidates.
  *
  * One loop, no threads: plan rounds, send requests up to the concurrency, then either judge one
  * candidate (after pushing every request in flight onto the wire, so they progress while the judge
@@ -15,6 +18,7 @@
 
 #include "agent/agent.h"
 #include "agent/extract.h"
+#include "agent/llm_judge.h"
 #include "agent/prompt.h"
 #include "agent/rank.h"
 #include "agent/record.h"
@@ -50,6 +54,8 @@ struct cand {
 	bool evaluated;
 	char verdict[32];
 	double sol_fraction;
+	bool trusted;      /* by the latest ranking */
+	double p_correct;  /* NAN: not scored */
 };
 
 struct task_state {
@@ -64,6 +70,9 @@ struct run {
 	struct kf_agent_config cfg;
 	const struct kf_provider *prov;
 	struct kf_agent_judge judge;
+	struct kf_judge_session *session; /* the local judge's state between evaluations */
+	struct kf_llm_judge llm; /* the optional LLM-judge verifier (cfg.llm_judge_model) */
+	int ranked_judged;       /* judged candidates at the last ranking; -1: never ranked */
 	struct kf_peaks peaks;
 	int64_t id;
 	struct task_state *tasks;
@@ -186,7 +195,7 @@ static struct cand *add_cand(struct run *r, int64_t id, int task)
 		r->cands = kf_xrealloc(r->cands, (size_t)r->cap_cands * sizeof *r->cands);
 	}
 	struct cand *c = &r->cands[r->n_cands++];
-	*c = (struct cand){ .id = id, .task = task, .sol_fraction = NAN };
+	*c = (struct cand){ .id = id, .task = task, .sol_fraction = NAN, .p_correct = NAN };
 	return c;
 }
 
@@ -420,10 +429,13 @@ static int judge_one(struct run *r, struct cand *c, kf_err *err)
 	return rc;
 }
 
+/* kf_judge_evaluate with the run's judge options and its session (consecutive candidates of a
+ * task reuse the trusted kernels, buffers and, on a GPU, the reference's runners). */
 static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
 			  size_t len, uint64_t seed, cJSON **result, kf_err *err)
 {
-	const struct kf_agent_config *cfg = ctx;
+	const struct run *r = ctx;
+	const struct kf_agent_config *cfg = &r->cfg;
 	struct kf_judge_opts o;
 	kf_judge_opts_default(&o);
 	o.backend = cfg->backend;
@@ -432,13 +444,78 @@ static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_pe
 	o.n_seeds = cfg->judge_seeds;
 	o.call_timeout_s = cfg->call_timeout_s;
 	o.timing_budget_s = cfg->timing_budget_s;
+	o.session = r->session;
 	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);
 }
 
-void kf_agent_local_judge(const struct kf_agent_config *cfg, struct kf_agent_judge *out)
+/* ---- ranking ---- */
+
+static void emit_ranked(const struct run *r, const char *what, const char *detail)
 {
-	out->evaluate = local_evaluate;
-	out->ctx = (void *)cfg;
+	struct kf_agent_event e = { .kind = KF_AGENT_EV_RANKED, .what = what, .detail = detail, .sol_fraction = NAN,
+				    .retry_in_s = -1 };
+	emit(r, &e);
+}
+
+/* Ranks the run's candidates (eval/rank.h) and keeps each one's trust and P(correct). Only correct
+ * candidates are verified (about a second each on the CPU, votes stored and reused), so nothing is
+ * redone when no candidate was judged since the last ranking. A ranking that fails is reported and
+ * leaves the previous order (verdict, then SOL fraction): it never ends the run. */
+static int rank_run(struct run *r, kf_err *err)
+{
+	int judged = 0, ok = 0;
+	for (int i = 0; i < r->n_cands; i++) {
+		judged += r->cands[i].evaluated;
+		ok += r->cands[i].evaluated && !strcmp(r->cands[i].verdict, "ok");
+	}
+	if (r->cfg.verify == KF_AGENT_VERIFY_OFF || !ok || judged == r->ranked_judged || *r->stop)
+		return KF_OK;
+	if (kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
+		return err->code;
+	r->ranked_judged = judged;
+	struct kf_ranking_opts ro;
+	kf_ranking_opts_default(&ro);
+	ro.run_ids = &r->id;
+	ro.n_run_ids = 1;
+	ro.theta = r->cfg.theta;
+	ro.gated_only = true;
+	ro.verify.device = r->cfg.device;
+	ro.verify.call_timeout_s = r->cfg.call_timeout_s;
+	ro.verify.sanitizers = r->cfg.verify == KF_AGENT_VERIFY_FULL;
+	ro.verify_fn = r->judge.verify;
+	ro.verify_ctx = r->judge.ctx;
+	if (r->cfg.llm_judge_model) {
+		ro.llm_judge = kf_llm_judge_votes;
+		ro.llm_judge_ctx = &r->llm;
+		ro.llm_judge_model = r->cfg.llm_judge_model;
+	}
+	struct kf_ranking *rk;
+	kf_err why;
+	if (kf_ranking_build(r->s, &ro, &rk, &why) != KF_OK) {
+		emit_ranked(r, "failed", why.msg);
+		return KF_OK;
+	}
+	int trusted = 0, scored = 0;
+	for (int i = 0; i < rk->n; i++) {
+		struct cand *c = find_cand(r, rk->c[i].submission_id);
+		if (!c)
+			continue;
+		c->trusted = rk->c[i].trusted;
+		c->p_correct = rk->c[i].p_correct;
+		trusted += c->trusted;
+		scored += rk->c[i].gates_passed;
+	}
+	char detail[256], rule[96];
+	if (rk->unanimity)
+		snprintf(rule, sizeof rule, "no verifier kept, so: none of the re-running verifiers failed it");
+	else
+		snprintf(rule, sizeof rule, "P(correct) >= %g, %d verifier%s kept", r->cfg.theta, rk->fit.n_kept,
+			 rk->fit.n_kept == 1 ? "" : "s");
+	snprintf(detail, sizeof detail, "%d of %d correct candidates trusted (%s; %d verified now)", trusted, scored,
+		 rule, rk->n_verified);
+	emit_ranked(r, "ranked", detail);
+	kf_ranking_free(rk);
+	return KF_OK;
 }
 
 /* ---- rounds ---- */
@@ -472,7 +549,8 @@ static int best_candidates(const struct run *r, int task, int64_t *ids)
 	for (int i = 0; i < r->n_cands; i++) {
 		const struct cand *c = &r->cands[i];
 		if (c->task == task && c->evaluated)
-			keys[n++] = (struct kf_rank_key){ kf_rank_class(c->verdict), c->sol_fraction, c->id };
+			keys[n++] = (struct kf_rank_key){ .cls = kf_rank_class(c->verdict), .trusted = c->trusted,
+							  .sol_fraction = c->sol_fraction, .id = c->id };
 	}
 	qsort(keys, (size_t)n, sizeof *keys, compare_keys);
 	if (n > r->cfg.keep)
@@ -508,7 +586,9 @@ static int plan_round(struct run *r, int task, int round, kf_err *err)
 	cJSON **msgs = kf_xcalloc((size_t)n, sizeof *msgs);
 	cJSON **per_parent = kf_xcalloc((size_t)r->cfg.keep, sizeof *per_parent);
 	cJSON *fresh = NULL;
-	int n_best = round > 1 ? best_candidates(r, task, best) : 0;
+	int n_best = 0;
+	if (round > 1 && (rc = rank_run(r, err)) == KF_OK)
+		n_best = best_candidates(r, task, best);
 	for (int i = 0; i < n_best && rc == KF_OK; i++)
 		rc = refine_messages(r, task, best[i], &per_parent[i], err);
 	if (rc == KF_OK && !n_best)
@@ -760,11 +840,16 @@ static int setup(struct run *r, kf_err *err)
 		return rc;
 	r->cfg.api_key = r->a->api_key;
 	r->prov = kf_provider_get(r->cfg.provider);
-	if (r->a->judge)
+	if (r->a->judge) {
 		r->judge = *r->a->judge;
-	else
-		kf_agent_local_judge(&r->cfg, &r->judge);
+	} else {
+		r->session = kf_judge_session_new();
+		r->judge = (struct kf_agent_judge){ .evaluate = local_evaluate, .ctx = r };
+	}
 	kf_provider_url(r->prov, r->cfg.base_url, &r->url);
+	kf_llm_judge_init(&r->llm, r->cfg.provider, r->cfg.base_url, r->cfg.llm_judge_model, r->cfg.api_key);
+	r->llm.http = r->cfg.http;
+	r->llm.concurrency = r->cfg.concurrency;
 	r->prov->headers(r->cfg.api_key, r->headers);
 	r->params = params_json(&r->cfg.params);
 	snprintf(r->submitter, sizeof r->submitter, "%s (%d samples x %d rounds, keep %d)", r->cfg.params.model,
@@ -786,6 +871,7 @@ static int setup(struct run *r, kf_err *err)
 static void teardown(struct run *r)
 {
 	kf_http_free(r->http);
+	kf_judge_session_free(r->session);
 	for (int i = 0; i < r->n_reqs; i++) {
 		free(r->reqs[i]->messages);
 		free(r->reqs[i]);
@@ -803,11 +889,15 @@ static void teardown(struct run *r)
 int kf_agent_run(const struct kf_agent_run_args *a, struct kf_agent_summary *summary, kf_err *err)
 {
 	static volatile sig_atomic_t never;
-	struct run r = { .a = a, .s = a->store, .err = err, .started_ns = kf_now_ns(), .stop = a->stop ? a->stop : &never };
+	struct run r = { .a = a, .s = a->store, .err = err, .started_ns = kf_now_ns(), .stop = a->stop ? a->stop : &never,
+			 .ranked_judged = -1 };
 	memset(summary, 0, sizeof *summary);
 	int rc = setup(&r, err);
 	if (rc == KF_OK)
 		rc = loop(&r, err);
+	/* The report names the top trusted kernel: rank what is judged, unless told to stop now. */
+	if (rc == KF_OK && !r.stop_hard)
+		rc = rank_run(&r, err);
 	if (r.id && rc == KF_OK) {
 		bool stopped = r.stop_soft || r.stop_hard;
 		rc = kf_record_update_run(r.s, r.id, stopped ? "stopped" : "done", stopped ? r.stop_reason : NULL, NULL,

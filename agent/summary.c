@@ -1,5 +1,6 @@
 /* What a run produced, read back from the store (see agent.h): per-task counts, tokens, cost and
- * the best candidate by the agent's ranking, and the best correct kernels written out as files. */
+ * the selected candidate (the agent's order, with trust from the run's latest stored ranking), and
+ * the selected correct kernels written out as files. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +26,20 @@ int kf_agent_run_config(struct kf_store *s, int64_t id, cJSON **config, kf_err *
 	return KF_OK;
 }
 
-static void task_best(const struct kf_record_candidate *cands, int n, struct kf_agent_task_summary *t)
+static const struct kf_posterior *posterior_of(const struct kf_posterior *ps, int n, int64_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (ps[i].submission_id == id)
+			return &ps[i];
+	return NULL;
+}
+
+static void task_best(const struct kf_record_candidate *cands, int n, const struct kf_posterior *ps, int n_ps,
+		      struct kf_agent_task_summary *t)
 {
 	struct kf_rank_key best = { 0 };
 	const struct kf_record_candidate *chosen = NULL;
+	const struct kf_posterior *chosen_p = NULL;
 	for (int i = 0; i < n; i++) {
 		const struct kf_record_candidate *c = &cands[i];
 		if (strcmp(c->task, t->task))
@@ -38,13 +49,17 @@ static void task_best(const struct kf_record_candidate *cands, int n, struct kf_
 			continue;
 		t->evaluated++;
 		t->ok += !strcmp(c->verdict, "ok");
-		struct kf_rank_key k = { kf_rank_class(c->verdict), c->sol_fraction, c->id };
+		const struct kf_posterior *p = posterior_of(ps, n_ps, c->id);
+		t->trusted += p && p->trusted;
+		struct kf_rank_key k = { .cls = kf_rank_class(c->verdict), .trusted = p && p->trusted,
+					 .sol_fraction = c->sol_fraction, .id = c->id };
 		if (!chosen || kf_rank_compare(&k, &best) < 0) {
 			chosen = c;
+			chosen_p = p;
 			best = k;
 		}
 	}
-	t->best_time_ms = t->best_speedup = t->best_sol_fraction = NAN;
+	t->best_time_ms = t->best_speedup = t->best_sol_fraction = t->best_p_correct = NAN;
 	if (!chosen)
 		return;
 	t->best_id = chosen->id;
@@ -52,6 +67,8 @@ static void task_best(const struct kf_record_candidate *cands, int n, struct kf_
 	t->best_time_ms = chosen->time_ms;
 	t->best_speedup = chosen->speedup;
 	t->best_sol_fraction = chosen->sol_fraction;
+	t->best_p_correct = chosen_p ? chosen_p->p_correct : NAN;
+	t->best_trusted = chosen_p && chosen_p->trusted;
 }
 
 int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summary *out, kf_err *err)
@@ -59,7 +76,8 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 	struct kf_record_run run;
 	struct kf_task **tasks = NULL;
 	struct kf_record_candidate *cands = NULL;
-	int n_tasks = 0, n_cands = 0;
+	struct kf_posterior *ps = NULL;
+	int n_tasks = 0, n_cands = 0, n_ps = 0;
 	memset(out, 0, sizeof *out);
 	int rc = kf_record_load_run(s, run_id, &run, err);
 	if (rc != KF_OK)
@@ -72,7 +90,8 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 	snprintf(out->backend, sizeof out->backend, "%s", run.backend);
 	kf_record_run_free(&run);
 	if ((rc = kf_record_run_tasks(s, run_id, &tasks, &n_tasks, err)) != KF_OK ||
-	    (rc = kf_record_load_candidates(s, run_id, &cands, &n_cands, err)) != KF_OK)
+	    (rc = kf_record_load_candidates(s, run_id, &cands, &n_cands, err)) != KF_OK ||
+	    (rc = kf_ranking_run_posteriors(s, run_id, &ps, &n_ps, err)) != KF_OK)
 		goto out;
 	out->tasks = kf_xcalloc((size_t)n_tasks + 1, sizeof *out->tasks);
 	out->n_tasks = n_tasks;
@@ -88,7 +107,7 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 		t->tokens_in = tot.tokens_in;
 		t->tokens_out = tot.tokens_out;
 		t->cost_usd = tot.cost_usd;
-		task_best(cands, n_cands, t);
+		task_best(cands, n_cands, ps, n_ps, t);
 		out->requests += t->requests;
 		out->candidates += t->candidates;
 		out->ok_tasks += t->ok > 0;
@@ -102,6 +121,7 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 out:
 	kf_task_list_free(tasks, n_tasks);
 	free(cands);
+	free(ps);
 	if (rc != KF_OK)
 		kf_agent_summary_free(out);
 	return rc;

@@ -1,8 +1,8 @@
 /* Per-evaluation cost breakdown. CPU (issue 2), for a trivial kernel: compile cold, compile
  * cached, sandbox start (fork, namespaces, seccomp, load, ready), correctness battery and timing
  * loop. CUDA (issue 3), on the GPU machine, for each starter task's example kernel judged REPS
- * times in one process (as `kforge run` judges): the per-candidate overhead, everything but the
- * compile and the timing loop, against its 0.6 s target. Prints medians and each target as a
+ * times in one process with one judge session (as `kforge run` judges a task's candidates): the
+ * per-candidate overhead, everything but the compile and the timing loop, against its 0.6 s target. Prints medians and each target as a
  * measured ratio.
  * Usage: build/bench/eval_cost [REPS] | build/bench/eval_cost --backend cuda [REPS]
  * (run from the repository root, after make) */
@@ -62,7 +62,8 @@ static double phase(const cJSON *res, const char *name)
 }
 
 /* One task's example judged reps times; the first evaluation also pays for the judge's own CUDA
- * context, so the per-candidate figures are the medians of the later ones. */
+ * context and builds the session (trusted kernels, buffers, reference runners), so the
+ * per-candidate figures are the medians of the later ones. */
 static void cuda_task(const char *name, int reps, const struct kf_peaks *peaks)
 {
 	kf_err err;
@@ -76,10 +77,12 @@ static void cuda_task(const char *name, int reps, const struct kf_peaks *peaks)
 	double *start = calloc((size_t)reps, sizeof *start), *ref = calloc((size_t)reps, sizeof *ref);
 	double *timing = calloc((size_t)reps, sizeof *timing), *first = calloc(1, sizeof *first);
 	int n = 0;
+	struct kf_judge_session *session = kf_judge_session_new();
 	for (int r = 0; r < reps; r++) {
 		struct kf_judge_opts jo;
 		kf_judge_opts_default(&jo);
 		jo.backend = KF_BACKEND_CUDA;
+		jo.session = session;
 		cJSON *res;
 		int64_t t0 = kf_now_ns();
 		if (kf_judge_evaluate(t, peaks, src, len, &jo, &res, &err) != KF_OK)
@@ -110,6 +113,7 @@ static void cuda_task(const char *name, int reps, const struct kf_peaks *peaks)
 	row("  correctness battery", corr, n, 0);
 	row("  timing loop (excluded)", timing, n, 0);
 	row("  per-candidate overhead", over, n, TARGET_OVERHEAD_MS);
+	kf_judge_session_free(session);
 	free(over), free(corr), free(start), free(ref), free(timing), free(first), free(src);
 	kf_task_free(t);
 }

@@ -1,11 +1,13 @@
 /* `kforge rank RUN|all`: verifies the candidates of a run (or of the whole database) with the weak
- * verifiers, fits the label model over them, and prints each task's candidates in ranking order
- * with every verifier's vote and the posterior P(correct). */
+ * verifiers (and, when asked, the LLM judge of agent/llm_judge.h), fits the label model over them,
+ * and prints each task's candidates in ranking order with every verifier's vote and the posterior
+ * P(correct). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/llm_judge.h"
 #include "cli/cli.h"
 #include "eval/rank.h"
 
@@ -14,6 +16,7 @@
 
 static const char *const help_head =
 	"usage: kforge rank RUN|all [RUN...] [--task NAME] [--theta X] [--reverify] [--json] [--evidence] [--db PATH]\n"
+	"                   [--llm-judge MODEL [--llm-base-url URL] [--llm-provider openai|anthropic]]\n"
 	"\n"
 	"Ranks the candidates of agent run RUN (or of every candidate in the database with 'all'), each at\n"
 	"its latest evaluation. Every candidate is checked by weak verifiers (their votes are stored and\n"
@@ -21,6 +24,8 @@ static const char *const help_head =
 	"fitted over the candidates of every task in scope that passed the judge's hard gates, and gives\n"
 	"each of them P(correct). Per task, the order is: passed the hard gates (verdict ok), then\n"
 	"P(correct) >= theta, then SOL fraction (higher first); ties by lower timing IQR, then shorter source.\n"
+	"When the model keeps no verifier (a handful of candidates), the survivors that no verifier re-running\n"
+	"them failed are trusted. kforge run ranks its candidates the same way before each refinement round.\n"
 	"\n"
 	"  --task NAME   show only this task (the label model still pools the whole scope)\n"
 	"  --theta X     trust threshold for P(correct), in [0, 1] (default 0.5)\n"
@@ -28,6 +33,10 @@ static const char *const help_head =
 	"  --json        print one JSON object (scope, theta, fit_id, label_model, tasks[].candidates[])\n"
 	"  --evidence    with --json: each vote's evidence too\n"
 	"  --db PATH     database (default: $KFORGE_DB, else ./kforge.db)\n"
+	"  --llm-judge MODEL  also ask MODEL whether each candidate that passed the gates is correct (the\n"
+	"                llm_judge verifier; prompt in prompts/llm_judge.md; asked again only for candidates it\n"
+	"                has not judged). Endpoint: --llm-base-url (an OpenAI-compatible server) or the public\n"
+	"                API of --llm-provider (default openai; the key from OPENAI_API_KEY or ANTHROPIC_API_KEY)\n"
 	"\n"
 	"Verifiers (pass +, fail x, abstain .):\n";
 
@@ -36,7 +45,8 @@ static const char *const help_tail =
 	"Exit codes: 0 ranked, 2 usage or input error (unknown run, nothing to rank), 3 internal error.\n"
 	"Examples:\n"
 	"  kforge rank 3\n"
-	"  kforge rank all --task softmax_rows --json --evidence\n";
+	"  kforge rank all --task softmax_rows --json --evidence\n"
+	"  kforge rank 3 --llm-judge Qwen/Qwen2.5-Coder-32B-Instruct --llm-base-url http://localhost:8000/v1\n";
 
 static void print_help(void)
 {
@@ -57,7 +67,8 @@ static void print_model(const struct kf_ranking *r)
 	printf("kforge rank: %s, theta %.3g; %d candidate%s passed the hard gates and are in the label model (%d verified now)\n", r->scope, r->theta,
 	       r->n_fitted, r->n_fitted == 1 ? "" : "s", r->n_verified);
 	if (!f->n_kept) {
-		printf("label model: no verifier kept; nothing is trusted\n\n");
+		printf("label model: no verifier kept (too few or too uniform votes); trusted: the survivors that no\n"
+		       "verifier re-running them (ragged, hidden, stress, determinism, consensus, sanitizers) failed\n\n");
 		return;
 	}
 	printf("label model: prior P(correct) %.3f, %d EM iterations%s, sign %s", f->prior, f->iterations,
@@ -102,7 +113,8 @@ static void print_human(const struct kf_ranking *r)
 		       KF_RANK_SUBMITTER_WIDTH, KF_RANK_SUBMITTER_WIDTH, c->submitter ? c->submitter : "", c->verdict, p, sol, t,
 		       votes);
 	}
-	printf("\n* trusted: P(correct) >= theta. Votes: + pass, x fail, . abstain; one column per verifier:");
+	printf("\n* trusted: P(correct) >= theta%s. Votes: + pass, x fail, . abstain; one column per verifier:",
+	       r->unanimity ? " (here: no re-running verifier failed it, the model kept none)" : "");
 	for (int v = 0; v < KF_VER_COUNT; v++)
 		printf(" %s", kf_verifier_name((enum kf_verifier)v));
 	printf("\n");
@@ -137,15 +149,34 @@ static int parse_runs(const char *const *pos, int n, int64_t *ids, int *n_ids, k
 	return KF_OK;
 }
 
+/* --llm-judge: the endpoint and its key, as `kforge run` finds them. */
+static int setup_llm_judge(const char *model, const char *base_url, const char *provider, struct kf_llm_judge *j,
+			   struct kf_ranking_opts *ro, kf_err *err)
+{
+	enum kf_provider_kind k = KF_PROVIDER_OPENAI;
+	if (provider && kf_provider_parse_name(provider, &k) != 0)
+		return kf_errf(err, KF_EINPUT, "--llm-provider must be openai or anthropic, not '%s'", provider);
+	const char *key = kf_provider_api_key(kf_provider_get(k));
+	if (!base_url && !key)
+		return kf_errf(err, KF_EINPUT, "--llm-judge needs an endpoint: --llm-base-url URL, or %s set",
+			       kf_provider_get(k)->key_env);
+	kf_llm_judge_init(j, k, base_url, model, key);
+	ro->llm_judge = kf_llm_judge_votes;
+	ro->llm_judge_ctx = j;
+	ro->llm_judge_model = model;
+	return KF_OK;
+}
+
 int kf_cmd_rank(int argc, char **argv)
 {
-	const char *db = NULL, *task = NULL, *theta = NULL;
+	const char *db = NULL, *task = NULL, *theta = NULL, *llm = NULL, *llm_url = NULL, *llm_provider = NULL;
 	bool json = false, evidence = false, reverify = false, help = false;
 	const struct kf_opt opts[] = {
-		{ "db", true, &db, NULL },	      { "task", true, &task, NULL },
-		{ "theta", true, &theta, NULL },      { "json", false, NULL, &json },
+		{ "db", true, &db, NULL },		{ "task", true, &task, NULL },
+		{ "theta", true, &theta, NULL },	{ "json", false, NULL, &json },
 		{ "evidence", false, NULL, &evidence }, { "reverify", false, NULL, &reverify },
-		{ NULL, false, NULL, NULL },
+		{ "llm-judge", true, &llm, NULL },	{ "llm-base-url", true, &llm_url, NULL },
+		{ "llm-provider", true, &llm_provider, NULL }, { NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
@@ -166,6 +197,13 @@ int kf_cmd_rank(int argc, char **argv)
 		kf_errf(&err, KF_EINPUT, "--evidence goes with --json");
 		return kf_cli_fail(&err);
 	}
+	if (!llm && (llm_url || llm_provider)) {
+		kf_errf(&err, KF_EINPUT, "--llm-base-url and --llm-provider go with --llm-judge MODEL");
+		return kf_cli_fail(&err);
+	}
+	struct kf_llm_judge judge;
+	if (llm && setup_llm_judge(llm, llm_url, llm_provider, &judge, &ro, &err) != KF_OK)
+		return kf_cli_fail(&err);
 	ro.run_ids = runs;
 	ro.task = task;
 	ro.reverify = reverify;

@@ -1,6 +1,6 @@
 /* `kforge run`: points the agent (agent/agent.h) at a model and a task suite. Parses the command
  * line into the run's configuration, finds the endpoint and its key, loads the tasks, runs, then
- * prints the per-task summary and writes the best kernels when asked. */
+ * prints the per-task summary and writes the selected kernels when asked. */
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -29,6 +29,13 @@ static const char *const help_head =
 	"candidate and evaluation is recorded in the database; a run stopped by a budget, Ctrl-C or a\n"
 	"crash continues with --resume RUN_ID, without asking again for a finished sample.\n"
 	"\n"
+	"Which candidates are refined, and which kernel the summary (and --out) selects, comes from the\n"
+	"same ranking as kforge rank: the correct candidates are checked by weak verifiers (hidden and\n"
+	"ragged shapes, stress inputs, repeated runs, consensus; about a second each on the CPU, votes\n"
+	"stored), a label model gives each P(correct), and trusted ones (P >= --theta) come first, then\n"
+	"the fastest. --verify full adds compute-sanitizer (slow); --verify off orders by verdict and SOL\n"
+	"fraction only; --llm-judge-model M also asks M (same endpoint) to review each correct candidate.\n"
+	"\n"
 	"Endpoint: --base-url URL of any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama,\n"
 	"Together, DeepSeek...), or the public APIs with OPENAI_API_KEY or ANTHROPIC_API_KEY set.\n"
 	"Keys are read from the environment only, and never stored or printed.\n"
@@ -37,7 +44,7 @@ static const char *const help_head =
 	"  --task NAME            a task by name (repeatable; see kforge tasks)\n"
 	"  --resume RUN_ID        continue a run with its stored settings; the options below marked\n"
 	"                         (fixed) cannot change, the others override the stored ones\n"
-	"  --out DIR              write each task's best correct kernel to DIR/<task>.c (.cu)\n"
+	"  --out DIR              write each task's selected correct kernel to DIR/<task>.c (.cu)\n"
 	"  --db PATH              database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --json                 print the summary as one JSON object\n";
 

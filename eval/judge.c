@@ -50,13 +50,11 @@
 static const double ftl_slack[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 1.5, [KF_BACKEND_CUDA] = 1.05 };
 #define KF_WARMUP_CALLS 2
 #define KF_REASON_MAX 1024
+#define KF_SESSION_KEY_MAX 160
 
-struct judge {
-	const struct kf_task *t;
-	const struct kf_judge_opts *o;
-	const struct kf_peaks *peaks;
-	struct kf_peaks confirmed; /* the ceilings measured again before a faster-than-light verdict */
-	enum kf_backend b;
+/* What holds between evaluations of one task (see kf_judge_session in judge.h). */
+struct kf_judge_session {
+	char key[KF_SESSION_KEY_MAX]; /* task, backend, device and runner limits it was built for; "" = empty */
 	const struct kf_area_ops *ops;
 	struct kf_area *area;    /* shared with the candidate's runner */
 	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner */
@@ -64,6 +62,8 @@ struct judge {
 	struct kf_sampler *sampler;
 	struct kf_trusted ref, oracle;
 	char vendor_so[PATH_MAX]; /* the compiled vendor baseline; empty without one */
+	char vendor_off[KF_REASON_MAX]; /* why the vendor baseline is not timed, once it was dropped */
+	struct kf_runner *refr, *vendr; /* kept up between evaluations on devices */
 	size_t off[KF_MAX_TENSORS], shm_bytes;
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
 	/* Host copies, for the shapes the oracle checks: */
@@ -71,6 +71,15 @@ struct judge {
 	double *dval[KF_MAX_TENSORS]; /* oracle arguments in double; for outputs, the expected values */
 	void *keep[KF_MAX_TENSORS];   /* outputs of the run the determinism check repeats */
 	void *scratch[KF_MAX_TENSORS];/* host copies read back for comparisons */
+};
+
+struct judge {
+	const struct kf_task *t;
+	const struct kf_judge_opts *o;
+	const struct kf_peaks *peaks;
+	struct kf_peaks confirmed; /* the ceilings measured again before a faster-than-light verdict */
+	enum kf_backend b;
+	struct kf_judge_session *s;
 	enum kf_verdict verdict;
 	char reason[KF_REASON_MAX];
 	double max_abs, max_rel, max_margin;
@@ -161,9 +170,10 @@ static void compile_vendor(struct judge *j, cJSON *record)
 	kf_abi_header(j->t, j->b, &hdr);
 	kf_abi_shim(j->t, j->b, &shim);
 	kf_err err = { 0 };
-	if (kf_trusted_compile(j->b, rel, hdr.data, shim.data, true, j->vendor_so, sizeof j->vendor_so, v, &err) != KF_OK) {
-		j->vendor_so[0] = '\0';
-		warn(j, "no vendor baseline: %s", err.msg);
+	if (kf_trusted_compile(j->b, rel, hdr.data, shim.data, true, j->s->vendor_so, sizeof j->s->vendor_so, v, &err) != KF_OK) {
+		j->s->vendor_so[0] = '\0';
+		snprintf(j->s->vendor_off, sizeof j->s->vendor_off, "it does not build: %s", err.msg);
+		warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);
 	}
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);
@@ -195,10 +205,10 @@ static void note_shape(struct judge *j, const struct kf_shape *s)
 	bool oracle = kf_judge_uses_oracle(j->t, s);
 	for (int i = 0; i < n_tensors(j->t); i++) {
 		int64_t n = kf_task_numel(j->t, i, s);
-		if (n > j->max_n[i])
-			j->max_n[i] = n;
-		if (oracle && n > j->max_oracle_n[i])
-			j->max_oracle_n[i] = n;
+		if (n > j->s->max_n[i])
+			j->s->max_n[i] = n;
+		if (oracle && n > j->s->max_oracle_n[i])
+			j->s->max_oracle_n[i] = n;
 	}
 }
 
@@ -213,40 +223,92 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 	note_shape(j, &t->bench[j->b]);
 	size_t off = 0;
 	for (int i = 0; i < n_tensors(t); i++) {
-		size_t bytes = (size_t)j->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
-		j->off[i] = off;
+		size_t bytes = (size_t)j->s->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
+		j->s->off[i] = off;
 		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
-		size_t n = (size_t)(j->max_oracle_n[i] > 0 ? j->max_oracle_n[i] : 1);
-		j->priv[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
-		j->keep[i] = t->tensors[i].is_output ? kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype)) : NULL;
-		j->scratch[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
-		j->dval[i] = kf_xmalloc(sizeof(double) * n);
+		size_t n = (size_t)(j->s->max_oracle_n[i] > 0 ? j->s->max_oracle_n[i] : 1);
+		j->s->priv[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
+		j->s->keep[i] = t->tensors[i].is_output ? kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype)) : NULL;
+		j->s->scratch[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
+		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
-	j->shm_bytes = off ? off : KF_BUF_ALIGN;
-	if (kf_area_ops_for(j->b, &j->ops, err) != KF_OK)
+	j->s->shm_bytes = off ? off : KF_BUF_ALIGN;
+	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
-	if (j->ops->create(j->shm_bytes, j->o->device, &j->area, err) != KF_OK ||
-	    j->ops->create(j->shm_bytes, j->o->device, &j->refarea, err) != KF_OK)
+	if (j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->area, err) != KF_OK ||
+	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->refarea, err) != KF_OK)
 		return err->code;
-	if (j->vendor_so[0] && j->ops->create(j->shm_bytes, j->o->device, &j->vendarea, err) != KF_OK)
+	if (j->s->vendor_so[0] && j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->vendarea, err) != KF_OK)
 		return err->code;
 	return KF_OK;
 }
 
-static void free_buffers(struct judge *j)
+/* Everything a session holds, released; the session is empty again. */
+static void session_clear(struct kf_judge_session *s)
 {
+	kf_runner_stop(s->refr);
+	kf_runner_stop(s->vendr);
+	kf_trusted_unload(&s->ref);
+	kf_trusted_unload(&s->oracle);
 	for (int i = 0; i < KF_MAX_TENSORS; i++) {
-		free(j->priv[i]);
-		free(j->keep[i]);
-		free(j->scratch[i]);
-		free(j->dval[i]);
+		free(s->priv[i]);
+		free(s->keep[i]);
+		free(s->scratch[i]);
+		free(s->dval[i]);
 	}
-	if (j->ops) {
-		j->ops->destroy(j->area);
-		j->ops->destroy(j->refarea);
-		if (j->vendarea)
-			j->ops->destroy(j->vendarea);
+	if (s->ops) {
+		s->ops->destroy(s->area);
+		s->ops->destroy(s->refarea);
+		if (s->vendarea)
+			s->ops->destroy(s->vendarea);
 	}
+	kf_sampler_free(s->sampler);
+	memset(s, 0, sizeof *s);
+}
+
+struct kf_judge_session *kf_judge_session_new(void)
+{
+	return kf_xcalloc(1, sizeof(struct kf_judge_session));
+}
+
+void kf_judge_session_free(struct kf_judge_session *s)
+{
+	if (!s)
+		return;
+	session_clear(s);
+	free(s);
+}
+
+/* What a session must have been built for to serve an evaluation. */
+static void session_key(const struct kf_task *t, const struct kf_judge_opts *o, char *out, size_t len)
+{
+	snprintf(out, len, "%s:%s:%d:%.3f:%.3f:%zu", t->spec_hash, kf_backend_name(o->backend), o->device,
+		 o->call_timeout_s, o->cpu_limit_s, o->mem_limit_bytes);
+}
+
+/* The task's trusted kernels and buffers, from the session when it was built for this task and
+ * these limits, else built afresh (recorded under "reference" and "vendor"). */
+static int session_prepare(struct judge *j, cJSON *res, kf_err *err)
+{
+	char key[KF_SESSION_KEY_MAX];
+	session_key(j->t, j->o, key, sizeof key);
+	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");
+	if (!strcmp(key, j->s->key)) {
+		cJSON_AddStringToObject(refrec, "source", j->t->reference[j->b]);
+		cJSON_AddBoolToObject(refrec, "reused", true);
+		if (j->s->vendor_off[0])
+			warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);
+		return KF_OK;
+	}
+	session_clear(j->s);
+	if (kf_trusted_load_pair(j->t, j->b, &j->s->ref, &j->s->oracle, refrec, err) != KF_OK)
+		return err->code;
+	compile_vendor(j, res);
+	j->s->sampler = kf_sampler_new();
+	if (alloc_buffers(j, err) != KF_OK)
+		return err->code;
+	snprintf(j->s->key, sizeof j->s->key, "%s", key);
+	return KF_OK;
 }
 
 static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape *s)
@@ -270,10 +332,10 @@ static int oracle_expected(struct judge *j, const struct kf_shape *s, kf_err *er
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	for (int i = 0; i < t->n_inputs; i++)
-		kf_tensor_to_double(t->tensors[i].dtype, j->priv[i], j->dval[i], kf_task_numel(t, i, s));
+		kf_tensor_to_double(t->tensors[i].dtype, j->s->priv[i], j->s->dval[i], kf_task_numel(t, i, s));
 	for (int i = 0; i < n_tensors(t); i++)
-		args[i] = j->dval[i];
-	int rc = j->oracle.call(args, ints, NULL);
+		args[i] = j->s->dval[i];
+	int rc = j->s->oracle.call(args, ints, NULL);
 	return rc ? kf_errf(err, KF_EINTERNAL, "the oracle of task %s failed (returned %d)", t->name, rc) : KF_OK;
 }
 
@@ -285,9 +347,9 @@ static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err 
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	for (int i = 0; i < n_tensors(t); i++)
-		args[i] = j->ops->ptr(j->refarea, j->off[i]);
-	int rc = j->ref.call(args, ints, j->ops->stream(j->refarea));
-	if (j->ops->sync(j->refarea, err) != KF_OK)
+		args[i] = j->s->ops->ptr(j->s->refarea, j->s->off[i]);
+	int rc = j->s->ref.call(args, ints, j->s->ops->stream(j->s->refarea));
+	if (j->s->ops->sync(j->s->refarea, err) != KF_OK)
 		return err->code;
 	return rc ? kf_errf(err, KF_EINTERNAL, "the reference kernel of task %s failed (returned %d)", t->name, rc)
 		  : KF_OK;
@@ -313,7 +375,8 @@ static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, 
 /* Every output in area a against the expected values for the inputs in a: the oracle's on
  * shapes it checks (on the host), otherwise the reference kernel's, run on a copy of the inputs
  * and compared where the data lives. Returns the first output that fails (-1: none) with its
- * comparison in *bad; with record_error, the evaluation's error statistics take the outputs in. */
+ * comparison in *bad; with record_error, the evaluation's error statistics take the outputs in
+ * (against the oracle only: errors against the reference's rounded outputs would overstate them). */
 static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_shape *s, bool record_error,
 			  int *failed, struct kf_cmp *bad, kf_err *err)
 {
@@ -321,8 +384,8 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 	bool oracle = kf_judge_uses_oracle(t, s);
 	*failed = -1;
 	for (int i = 0; i < t->n_inputs; i++) {
-		int rc = oracle ? j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err)
-				: j->ops->copy_from(j->refarea, j->off[i], a, j->off[i], tensor_bytes(t, i, s), err);
+		int rc = oracle ? j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err)
+				: j->s->ops->copy_from(j->s->refarea, j->s->off[i], a, j->s->off[i], tensor_bytes(t, i, s), err);
 		if (rc != KF_OK)
 			return err->code;
 	}
@@ -333,13 +396,13 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 		int64_t n = kf_task_numel(t, i, s);
 		struct kf_tolerance tol = t->tol[ten->dtype];
 		if (oracle) {
-			if (j->ops->download(a, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			if (j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
-			kf_compare(ten->dtype, j->priv[i], j->dval[i], n, tol, bad);
-		} else if (j->ops->compare(a, j->off[i], j->refarea, j->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
+			kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, bad);
+		} else if (j->s->ops->compare(a, j->s->off[i], j->s->refarea, j->s->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
 			return err->code;
 		}
-		if (record_error)
+		if (record_error && oracle) /* the reference's outputs are rounded: only the oracle's are exact */
 			note_error(j, bad);
 		if (!bad->pass)
 			*failed = i;
@@ -366,14 +429,14 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 	kf_rng_seed(&r, tr->seed);
 	for (int i = 0; i < t->n_inputs; i++) {
 		const struct kf_dist *d = (tr->stress && tr->stress->overrides[i]) ? &tr->stress->dist[i] : &t->tensors[i].dist;
-		kf_tensor_fill(j->sampler, &r, d, t->tensors[i].dtype, j->priv[i], kf_task_numel(t, i, tr->shape));
-		if (j->ops->upload(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
+		kf_tensor_fill(j->s->sampler, &r, d, t->tensors[i].dtype, j->s->priv[i], kf_task_numel(t, i, tr->shape));
+		if (j->s->ops->upload(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->ops->poison(j->area, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
+		if (j->s->ops->poison(j->s->area, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
 			return err->code;
-	return j->ops->sync(j->area, err);
+	return j->s->ops->sync(j->s->area, err);
 }
 
 /* Fresh input values drawn where the buffers live (stress overrides applied) and poisoned
@@ -387,21 +450,21 @@ static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_
 		int64_t n = kf_task_numel(t, i, s);
 		const struct kf_tensor *ten = &t->tensors[i];
 		const struct kf_dist *d = (stress && stress->overrides[i]) ? &stress->dist[i] : &ten->dist;
-		if (j->ops->fill) {
-			if (j->ops->fill(a, j->off[i], ten->dtype, n, d, kf_rng_next(r), err) != KF_OK)
+		if (j->s->ops->fill) {
+			if (j->s->ops->fill(a, j->s->off[i], ten->dtype, n, d, kf_rng_next(r), err) != KF_OK)
 				return err->code;
 		} else {
-			kf_tensor_fill(j->sampler, r, d, ten->dtype, j->ops->host_view(a, j->off[i]), n);
+			kf_tensor_fill(j->s->sampler, r, d, ten->dtype, j->s->ops->host_view(a, j->s->off[i]), n);
 		}
-		if (hashes && j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
+		if (hashes && j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->ops->poison(a, j->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
+		if (j->s->ops->poison(a, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
 			return err->code;
-	if (flush && j->ops->flush(a, kf_rng_next(r), err) != KF_OK)
+	if (flush && j->s->ops->flush(a, kf_rng_next(r), err) != KF_OK)
 		return err->code;
-	return j->ops->sync(a, err);
+	return j->s->ops->sync(a, err);
 }
 
 /* Inputs untouched and every output element written, checked where the data lives. */
@@ -411,7 +474,7 @@ static int check_written(struct judge *j, struct kf_area *a, const struct kf_sha
 	const struct kf_task *t = j->t;
 	for (int i = 0; i < t->n_inputs; i++) {
 		uint64_t now;
-		if (j->ops->hash(a, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+		if (j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
 			return err->code;
 		if (now != h[i]) {
 			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
@@ -420,7 +483,7 @@ static int check_written(struct judge *j, struct kf_area *a, const struct kf_sha
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t bad, n = kf_task_numel(t, i, s);
-		if (j->ops->count_poison(a, j->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
+		if (j->s->ops->count_poison(a, j->s->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
 			return err->code;
 		if (bad) {
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
@@ -464,17 +527,17 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = tr->shape;
 	for (int i = t->n_inputs; i < n_tensors(t); i++) /* snapshot first: the judge's view at return */
-		if (j->ops->download(j->area, j->off[i], j->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	for (int i = 0; i < t->n_inputs; i++) {
 		size_t sz = kf_dtype_size(t->tensors[i].dtype);
 		int64_t n = kf_task_numel(t, i, s);
-		if (j->ops->download(j->area, j->off[i], j->scratch[i], (size_t)n * sz, err) != KF_OK)
+		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], (size_t)n * sz, err) != KF_OK)
 			return err->code;
-		if (memcmp(j->scratch[i], j->priv[i], (size_t)n * sz) == 0)
+		if (memcmp(j->s->scratch[i], j->s->priv[i], (size_t)n * sz) == 0)
 			continue;
 		int64_t k = 0;
-		while (k < n && !memcmp((char *)j->scratch[i] + k * sz, (char *)j->priv[i] + k * sz, sz))
+		while (k < n && !memcmp((char *)j->s->scratch[i] + k * sz, (char *)j->s->priv[i] + k * sz, sz))
 			k++;
 		reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s",
 		       t->tensors[i].name, (long long)k, ctx);
@@ -482,7 +545,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t n = kf_task_numel(t, i, s), first;
-		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, j->priv[i], n, &first);
+		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, j->s->priv[i], n, &first);
 		if (bad) {
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written (first at index %lld) %s",
 			       (long long)bad, (long long)n, t->tensors[i].name, (long long)first, ctx);
@@ -495,7 +558,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	enum kf_dtype in_dt[KF_MAX_TENSORS];
 	int64_t in_n[KF_MAX_TENSORS];
 	for (int i = 0; i < t->n_inputs; i++) {
-		ins[i] = j->priv[i];
+		ins[i] = j->s->priv[i];
 		in_dt[i] = t->tensors[i].dtype;
 		in_n[i] = kf_task_numel(t, i, s);
 	}
@@ -504,7 +567,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		int64_t n = kf_task_numel(t, i, s);
 		struct kf_tolerance tol = t->tol[ten->dtype];
 		int copied = -1;
-		enum kf_trivial tv = kf_trivial_output(ten->dtype, j->priv[i], j->dval[i], n, tol, ins, in_dt, in_n,
+		enum kf_trivial tv = kf_trivial_output(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, ins, in_dt, in_n,
 						       t->n_inputs, &copied);
 		if (tv != KF_TRIVIAL_NONE) {
 			reject(j, KF_V_TRIVIAL_OUTPUT, "output '%s' is %s while the reference is not %s", ten->name,
@@ -517,7 +580,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 			return KF_OK;
 		}
 		struct kf_cmp c;
-		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, tol, &c);
+		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, &c);
 		note_error(j, &c);
 		if (!c.pass) {
 			mismatch(j, i, &c, n, ctx);
@@ -527,9 +590,9 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	settle(t_done);
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		size_t bytes = tensor_bytes(t, i, s);
-		if (j->ops->download(j->area, j->off[i], j->scratch[i], bytes, err) != KF_OK)
+		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], bytes, err) != KF_OK)
 			return err->code;
-		if (memcmp(j->scratch[i], j->priv[i], bytes) != 0) {
+		if (memcmp(j->s->scratch[i], j->s->priv[i], bytes) != 0) {
 			still_changing(j, i, ctx);
 			return KF_OK;
 		}
@@ -543,15 +606,15 @@ static int check_in_place(struct judge *j, const struct kf_shape *s, const uint6
 			  int64_t t_done, kf_err *err)
 {
 	const struct kf_task *t = j->t;
-	if (check_written(j, j->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (check_written(j, j->s->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
 	uint64_t out_h[KF_MAX_TENSORS];
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->ops->hash(j->area, j->off[i], tensor_bytes(t, i, s), &out_h[i], err) != KF_OK)
+		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &out_h[i], err) != KF_OK)
 			return err->code;
 	int failed;
 	struct kf_cmp c;
-	if (verify_outputs(j, j->area, s, true, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, j->s->area, s, true, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
 		mismatch(j, failed, &c, kf_task_numel(t, failed, s), ctx);
@@ -560,7 +623,7 @@ static int check_in_place(struct judge *j, const struct kf_shape *s, const uint6
 	settle(t_done);
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		uint64_t now;
-		if (j->ops->hash(j->area, j->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
 			return err->code;
 		if (now != out_h[i]) {
 			still_changing(j, i, ctx);
@@ -578,19 +641,19 @@ static void check_repeat(struct judge *j, const struct trial *tr, const char *ct
 		int64_t n = kf_task_numel(t, i, tr->shape);
 		size_t bytes = (size_t)n * kf_dtype_size(ten->dtype);
 		if (tr->keep_outputs) {
-			memcpy(j->keep[i], j->priv[i], bytes);
+			memcpy(j->s->keep[i], j->s->priv[i], bytes);
 			continue;
 		}
-		if (!tr->against_kept || !memcmp(j->keep[i], j->priv[i], bytes))
+		if (!tr->against_kept || !memcmp(j->s->keep[i], j->s->priv[i], bytes))
 			continue;
 		if (t->determinism == KF_DET_BITWISE) {
 			reject(j, KF_V_NONDETERMINISTIC, "output '%s' differs bitwise between two runs on the same inputs %s",
 			       ten->name, ctx);
 			return;
 		}
-		kf_tensor_to_double(ten->dtype, j->keep[i], j->dval[i], n);
+		kf_tensor_to_double(ten->dtype, j->s->keep[i], j->s->dval[i], n);
 		struct kf_cmp c;
-		kf_compare(ten->dtype, j->priv[i], j->dval[i], n, t->tol[ten->dtype], &c);
+		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, t->tol[ten->dtype], &c);
 		if (!c.pass) {
 			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in one run and %.9g in another on the same inputs %s",
 			       ten->name, (long long)c.first_bad, c.want, c.got, ctx);
@@ -619,12 +682,12 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	uint64_t h[KF_MAX_TENSORS];
 	kf_rng rng;
 	kf_rng_seed(&rng, tr->seed);
-	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->area, tr->shape, tr->stress, &rng, h, false, err)) != KF_OK)
+	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->s->area, tr->shape, tr->stress, &rng, h, false, err)) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, tr->shape, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(r, j->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	if (kf_runner_call(r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
@@ -732,6 +795,7 @@ static bool slowed_down(unsigned long long reasons)
 static void vendor_dropped(struct judge *j, struct side *sd, const char *why)
 {
 	warn(j, "the vendor baseline is not timed: %s", why);
+	snprintf(j->s->vendor_off, sizeof j->s->vendor_off, "%s", why);
 	sd->r = NULL;
 }
 
@@ -750,7 +814,7 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(sd->r, j->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	if (kf_runner_call(sd->r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	char ctx[512], shape[256];
 	describe_shape(t, s, shape, sizeof shape);
@@ -860,7 +924,7 @@ static void sample_clocks(struct judge *j, struct clock_log *cl)
 {
 	unsigned sm = 0, mem = 0;
 	unsigned long long reasons = 0;
-	j->ops->clocks(j->o->device, &sm, &mem, &reasons);
+	j->s->ops->clocks(j->o->device, &sm, &mem, &reasons);
 	cl->sm[cl->n] = sm;
 	cl->mem[cl->n++] = mem;
 	cl->reasons |= reasons;
@@ -872,7 +936,7 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
 				     .call_timeout_s = j->o->call_timeout_s, .cpu_limit_s = j->o->cpu_limit_s,
 				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs };
-	ro.shm_fd = j->ops->runner_fd(a, &ro.shm_bytes);
+	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
 	return ro;
 }
 
@@ -887,8 +951,10 @@ static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_run
 		return kf_errf(err, KF_EINTERNAL, "the reference kernel's runner failed to start: %s", died.reason);
 	if (*vend && kf_runner_ready(vend, &died, err) != KF_OK)
 		return err->code;
-	if (j->vendarea && !*vend)
-		warn(j, "the vendor baseline is not timed: its runner failed to start: %s", died.reason);
+	if (j->s->vendarea && !*vend && !j->s->vendor_off[0]) {
+		snprintf(j->s->vendor_off, sizeof j->s->vendor_off, "its runner failed to start: %s", died.reason);
+		warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);
+	}
 	return KF_OK;
 }
 
@@ -897,8 +963,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 {
 	int rc = KF_OK;
 	int cap = j->o->max_iters + KF_WARMUP_CALLS;
-	struct side sides[SIDE_COUNT] = { { cand, j->area, NULL, 0, 0 }, { ref, j->refarea, NULL, 0, 0 },
-					  { *vend, j->vendarea, NULL, 0, 0 } };
+	struct side sides[SIDE_COUNT] = { { cand, j->s->area, NULL, 0, 0 }, { ref, j->s->refarea, NULL, 0, 0 },
+					  { *vend, j->s->vendarea, NULL, 0, 0 } };
 	for (int k = 0; k < SIDE_COUNT; k++)
 		sides[k].samples_ns = kf_xcalloc((size_t)cap, sizeof(double));
 	struct clock_log cl = { .sm = kf_xcalloc((size_t)cap, sizeof(double)), .mem = kf_xcalloc((size_t)cap, sizeof(double)) };
@@ -925,8 +991,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	for (int k = 0; k < SIDE_COUNT; k++) /* warm-up calls are checked, not counted */
 		sides[k].n = sides[k].inconsistent = 0;
 	unsigned long long reasons;
-	if (j->ops->clocks)
-		j->ops->clocks(j->o->device, &cl.before[0], &cl.before[1], &reasons);
+	if (j->s->ops->clocks)
+		j->s->ops->clocks(j->o->device, &cl.before[0], &cl.before[1], &reasons);
 	int64_t t0 = kf_now_ns();
 	struct kf_stats st[SIDE_COUNT];
 	memset(st, 0, sizeof st);
@@ -936,7 +1002,7 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 				rc = timed_call(j, sides, (enum side_role)k, it, &r, ping_ns, err);
 		if (rc != KF_OK || j->verdict != KF_V_OK)
 			break;
-		if (j->ops->clocks)
+		if (j->s->ops->clocks)
 			sample_clocks(j, &cl);
 		bool steady = true;
 		for (int k = 0; k < SIDE_COUNT; k++) {
@@ -952,8 +1018,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	if (rc != KF_OK || j->verdict != KF_V_OK)
 		goto out;
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
-	if (j->ops->clocks) {
-		j->ops->clocks(j->o->device, &cl.after[0], &cl.after[1], &reasons);
+	if (j->s->ops->clocks) {
+		j->s->ops->clocks(j->o->device, &cl.after[0], &cl.after[1], &reasons);
 		clocks_json(&cl, timing);
 		if (cl.slowed)
 			warn(j, "the device held its clocks down (power or thermal limit) at %d of %d timed iterations: timings may be slow and noisy",
@@ -963,7 +1029,7 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 		if (sides[k].r)
 			cJSON_AddItemToObject(timing, side_names[k], stats_json(&sides[k], &st[k]));
 	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);
-	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->ops->flush_bytes(j->area));
+	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->s->ops->flush_bytes(j->s->area));
 	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
 	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));
 	double t_ms = st[SIDE_CANDIDATE].median, ref_ms = st[SIDE_REFERENCE].median;
@@ -1052,7 +1118,12 @@ static void finish(struct judge *j, cJSON *res)
 int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
 		      const struct kf_judge_opts *o, cJSON **result, kf_err *err)
 {
-	struct judge j = { .t = t, .o = o, .peaks = peaks, .b = o->backend, .verdict = KF_V_OK };
+	struct kf_judge_session local;
+	memset(&local, 0, sizeof local);
+	struct judge j = { .t = t, .o = o, .peaks = peaks, .b = o->backend, .verdict = KF_V_OK,
+			   .s = o->session ? o->session : &local };
+	/* Devices keep the reference's and vendor's runners up between a session's evaluations. */
+	bool keep_runners = o->session && o->backend != KF_BACKEND_CPU;
 	j.trials = cJSON_CreateArray();
 	j.warnings = cJSON_CreateArray();
 	j.phases = cJSON_CreateObject();
@@ -1088,20 +1159,15 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		reject(&j, cres.verdict, "%s", cres.reason);
 		goto done;
 	}
-	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");
-	if ((rc = kf_trusted_load_pair(t, j.b, &j.ref, &j.oracle, refrec, err)) != KF_OK)
-		goto out;
-	compile_vendor(&j, res);
-	j.sampler = kf_sampler_new();
-	if ((rc = alloc_buffers(&j, err)) != KF_OK)
+	if ((rc = session_prepare(&j, res, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "reference_ms", &t_phase);
 	/* The candidate's runner starts alone (CUDA contexts starting together slow each other down);
 	 * the reference's and the vendor's start while the correctness battery runs. */
-	struct kf_runner_opts ro[SIDE_COUNT] = { runner_opts(&j, j.area, cres.so_path, t->vendor_libs_allowed),
-						 runner_opts(&j, j.refarea, j.ref.path, false) };
-	if (j.vendarea)
-		ro[SIDE_VENDOR] = runner_opts(&j, j.vendarea, j.vendor_so, true);
+	struct kf_runner_opts ro[SIDE_COUNT] = { runner_opts(&j, j.s->area, cres.so_path, t->vendor_libs_allowed),
+						 runner_opts(&j, j.s->refarea, j.s->ref.path, false) };
+	if (j.s->vendarea)
+		ro[SIDE_VENDOR] = runner_opts(&j, j.s->vendarea, j.s->vendor_so, true);
 	struct kf_call_result died;
 	if ((rc = kf_runner_start(&ro[SIDE_CANDIDATE], &cand, &died, err)) != KF_OK)
 		goto out;
@@ -1110,8 +1176,12 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		reject(&j, died.verdict, "%s", died.reason);
 		goto done;
 	}
-	if ((rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK ||
-	    (j.vendarea && (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
+	ref = j.s->refr;
+	vend = j.s->vendr;
+	j.s->refr = j.s->vendr = NULL;
+	if ((!ref && (rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK) ||
+	    (!vend && j.s->vendarea && !j.s->vendor_off[0] &&
+	     (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
 		goto out;
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
@@ -1126,6 +1196,11 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 			phase_done(&j, "timing_ms", &t_phase);
 	}
 	cJSON_AddStringToObject(res, "output", kf_runner_output(cand));
+	if (keep_runners) {
+		j.s->refr = ref;
+		j.s->vendr = vend;
+		ref = vend = NULL;
+	}
 	stop_runners(&cand, &ref, &vend);
 	phase_done(&j, "stop_ms", &t_phase);
 done:
@@ -1134,13 +1209,11 @@ done:
 	res = NULL;
 out:
 	stop_runners(&cand, &ref, &vend);
+	if (!o->session || rc != KF_OK) /* after kforge's own error, nothing is kept */
+		session_clear(j.s);
 	kf_compile_res_free(&cres);
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);
-	kf_trusted_unload(&j.ref);
-	kf_trusted_unload(&j.oracle);
-	free_buffers(&j);
-	kf_sampler_free(j.sampler);
 	kf_sol_peaks_free(&j.confirmed);
 	cJSON_Delete(j.trials);
 	cJSON_Delete(j.warnings);
@@ -1156,11 +1229,13 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	struct kf_judge_opts o;
 	kf_judge_opts_default(&o);
 	o.seed = 1;
-	struct judge j = { .t = t, .o = &o, .b = KF_BACKEND_CPU, .verdict = KF_V_OK };
-	int rc = kf_trusted_load_pair(t, j.b, &j.ref, &j.oracle, NULL, err);
+	struct kf_judge_session local;
+	memset(&local, 0, sizeof local);
+	struct judge j = { .t = t, .o = &o, .b = KF_BACKEND_CPU, .verdict = KF_V_OK, .s = &local };
+	int rc = kf_trusted_load_pair(t, j.b, &j.s->ref, &j.s->oracle, NULL, err);
 	if (rc != KF_OK)
 		goto out;
-	j.sampler = kf_sampler_new();
+	j.s->sampler = kf_sampler_new();
 	if ((rc = alloc_buffers(&j, err)) != KF_OK)
 		goto out;
 	const struct kf_shape *s = &t->shapes[KF_SET_TEST][t->n_shapes[KF_SET_TEST] - 1];
@@ -1169,7 +1244,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 		kf_rng r;
 		kf_rng_seed(&r, trial_seed(o.seed, seed));
 		for (int i = 0; i < t->n_inputs; i++)
-			kf_tensor_fill(j.sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.priv[i],
+			kf_tensor_fill(j.s->sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.s->priv[i],
 				       kf_task_numel(t, i, s));
 		if ((rc = oracle_expected(&j, s, err)) != KF_OK)
 			break;
@@ -1182,9 +1257,9 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 				void *typed = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
 				/* Compare the two seeds' answers: an output that barely moves is ill-posed. */
 				for (int64_t k = 0; k < n; k++)
-					kf_tensor_fill(j.sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, first[i][k], first[i][k], 2 },
+					kf_tensor_fill(j.s->sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, first[i][k], first[i][k], 2 },
 						       ten->dtype, (char *)typed + k * kf_dtype_size(ten->dtype), 1);
-				kf_compare(ten->dtype, typed, j.dval[i], n, tol, &c);
+				kf_compare(ten->dtype, typed, j.s->dval[i], n, tol, &c);
 				free(typed);
 				if (c.pass)
 					rc = kf_errf(err, KF_EINPUT, "%s: output '%s' does not depend on the inputs enough to fail tolerance across seeds",
@@ -1192,27 +1267,27 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 				continue;
 			}
 			first[i] = kf_xmalloc(sizeof(double) * (size_t)n);
-			memcpy(first[i], j.dval[i], sizeof(double) * (size_t)n);
+			memcpy(first[i], j.s->dval[i], sizeof(double) * (size_t)n);
 			void *zeros = kf_xcalloc((size_t)n, kf_dtype_size(ten->dtype));
 			struct kf_cmp c;
-			kf_compare(ten->dtype, zeros, j.dval[i], n, tol, &c);
+			kf_compare(ten->dtype, zeros, j.s->dval[i], n, tol, &c);
 			free(zeros);
 			if (c.pass)
 				rc = kf_errf(err, KF_EINPUT, "%s: an all-zero '%s' passes the tolerance (outputs too small or tolerance too loose)",
 					     t->path, ten->name);
 			double mean = 0;
 			for (int64_t k = 0; k < n; k++)
-				mean += j.dval[i][k] / (double)n;
+				mean += j.s->dval[i][k] / (double)n;
 			void *cst = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
-			kf_tensor_fill(j.sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, mean, mean, 2 }, ten->dtype, cst, n);
-			kf_compare(ten->dtype, cst, j.dval[i], n, tol, &c);
+			kf_tensor_fill(j.s->sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, mean, mean, 2 }, ten->dtype, cst, n);
+			kf_compare(ten->dtype, cst, j.s->dval[i], n, tol, &c);
 			free(cst);
 			if (rc == KF_OK && c.pass)
 				rc = kf_errf(err, KF_EINPUT, "%s: a constant '%s' passes the tolerance", t->path, ten->name);
 			for (int in = 0; in < t->n_inputs && rc == KF_OK; in++) {
 				if (t->tensors[in].dtype != ten->dtype || kf_task_numel(t, in, s) != n)
 					continue;
-				kf_compare(ten->dtype, j.priv[in], j.dval[i], n, tol, &c);
+				kf_compare(ten->dtype, j.s->priv[in], j.s->dval[i], n, tol, &c);
 				if (c.pass)
 					rc = kf_errf(err, KF_EINPUT, "%s: a copy of input '%s' passes as output '%s'", t->path,
 						     t->tensors[in].name, ten->name);
@@ -1222,9 +1297,6 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	for (int i = 0; i < KF_MAX_TENSORS; i++)
 		free(first[i]);
 out:
-	kf_trusted_unload(&j.ref);
-	kf_trusted_unload(&j.oracle);
-	free_buffers(&j);
-	kf_sampler_free(j.sampler);
+	session_clear(&local);
 	return rc;
 }

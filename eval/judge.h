@@ -16,6 +16,14 @@
 #include "eval/sol.h"
 #include "eval/task.h"
 
+/* What a judge keeps between evaluations of one task in one process, as a run judges many
+ * candidates of a task: the trusted kernels, the buffer areas and host copies, and on devices the
+ * reference's and vendor baseline's runners, which stay up. A session serves one task (and one set
+ * of limits) at a time and rebuilds itself when another comes; nothing of a candidate is kept. */
+struct kf_judge_session;
+struct kf_judge_session *kf_judge_session_new(void);
+void kf_judge_session_free(struct kf_judge_session *s);
+
 struct kf_judge_opts {
 	enum kf_backend backend;
 	int device;               /* GPU ordinal (cuda backend) */
@@ -29,6 +37,7 @@ struct kf_judge_opts {
 	double target_rse;        /* stop once both sides' relative standard error is below this */
 	double verify_fraction;   /* share of timed iterations whose output is fully checked */
 	struct kf_store *store;   /* optional: lets measured ceilings be confirmed (kf_sol_confirm) */
+	struct kf_judge_session *session; /* optional: state kept between evaluations (see above) */
 };
 
 void kf_judge_opts_default(struct kf_judge_opts *o);

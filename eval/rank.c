@@ -1,5 +1,6 @@
-/* Ranking (see rank.h): loading the scope, verifying (or reading stored votes), consensus per task,
- * the pooled label-model fit, storing it, and the order. The SQL of the verifier tables lives here. */
+/* Ranking (see rank.h): loading the scope, verifying (or reading stored votes), the optional LLM
+ * judge, consensus per task, the pooled label-model fit, storing it, and the order. The SQL of the
+ * verifier tables lives here. */
 #include "eval/rank.h"
 
 #include <math.h>
@@ -12,6 +13,8 @@
 #include "common/version.h"
 
 #define VERDICT_OK "ok"
+#define KF_RANKING_TRUST_MODEL "posterior"
+#define KF_RANKING_TRUST_UNANIMITY "unanimity"
 /* Verifier seeds follow from the evaluation id, so verifying again draws the same inputs. */
 #define KF_RANK_SEED_SALT 0x6b66766572696679ULL
 
@@ -31,6 +34,7 @@ struct row {
 	int n_probes;
 	int task_index; /* into the parsed tasks */
 	int item;       /* index in the fit, or -1 */
+	bool stored;    /* its verification is in the store (votes can be added to it) */
 };
 
 struct build {
@@ -112,6 +116,8 @@ static void read_row(sqlite3_stmt *st, struct row *w)
 	r->source_bytes = sqlite3_column_int64(st, COL_BYTES);
 	r->gates_passed = r->verdict && !strcmp(r->verdict, VERDICT_OK);
 	r->p_correct = NAN;
+	for (int v = 0; v < KF_VER_COUNT; v++)
+		r->votes[v].vote = KF_VOTE_ABSTAIN; /* a verifier with no stored vote (an older database) */
 	w->task_hash = column_text(st, COL_TASK_HASH);
 	w->source = column_text(st, COL_SOURCE);
 	w->spec_text = column_text(st, COL_SPEC);
@@ -309,6 +315,7 @@ static cJSON *options_json(const struct kf_verify_opts *o)
 	cJSON_AddNumberToObject(j, "rse_ratio", o->rse_ratio);
 	cJSON_AddNumberToObject(j, "clock_excess", o->clock_excess);
 	cJSON_AddNumberToObject(j, "probe_blocks", o->probe_blocks);
+	cJSON_AddBoolToObject(j, "sanitizers", o->sanitizers);
 	return j;
 }
 
@@ -372,12 +379,14 @@ static void adopt(struct row *w, struct kf_verify_result *vr)
 
 static int verify_rows(struct build *b, struct kf_ranking *out, kf_err *err)
 {
+	kf_ranking_verify_fn verify = b->o->verify_fn;
 	for (int i = 0; i < b->n_rows; i++) {
 		struct row *w = &b->rows[i];
 		bool found = false;
 		if (!b->o->reverify && load_stored(b, w, &found, err) != KF_OK)
 			return err->code;
-		if (found)
+		w->stored = found;
+		if (found || (b->o->gated_only && !w->r.gates_passed))
 			continue;
 		struct kf_verify_opts vo = b->o->verify;
 		if (kf_backend_parse(w->r.backend, &vo.backend) != 0)
@@ -386,10 +395,13 @@ static int verify_rows(struct build *b, struct kf_ranking *out, kf_err *err)
 		uint64_t x = (uint64_t)w->r.evaluation_id ^ KF_RANK_SEED_SALT;
 		vo.seed = kf_splitmix64(&x);
 		struct kf_verify_result vr;
-		if (kf_verify_candidate(b->tasks[w->task_index], w->source, strlen(w->source), w->details, &vo, &vr, err) !=
-		    KF_OK)
+		const struct kf_task *t = b->tasks[w->task_index];
+		int rc = verify ? verify(b->o->verify_ctx, t, w->source, strlen(w->source), w->details, &vo, &vr, err)
+				: kf_verify_candidate(t, w->source, strlen(w->source), w->details, &vo, &vr, err);
+		if (rc != KF_OK)
 			return kf_err_prefix(err, "verifying candidate %lld: ", (long long)w->r.submission_id);
-		int rc = vr.partial ? KF_OK : store_verification(b, w, &vo, &vr, err);
+		rc = vr.partial ? KF_OK : store_verification(b, w, &vo, &vr, err);
+		w->stored = !vr.partial && rc == KF_OK;
 		adopt(w, &vr);
 		kf_verify_result_free(&vr);
 		if (rc != KF_OK)
@@ -397,6 +409,54 @@ static int verify_rows(struct build *b, struct kf_ranking *out, kf_err *err)
 		out->n_verified++;
 	}
 	return KF_OK;
+}
+
+/* ---- the LLM judge ---- */
+
+/* Its stored vote came from this model. */
+static bool judged_by(const struct kf_vote_rec *v, const char *model)
+{
+	const char *by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->evidence, "model"));
+	return by && model && !strcmp(by, model);
+}
+
+/* Asks the LLM judge about every verified survivor it has not judged yet, all at once. */
+static int llm_judge(struct build *b, kf_err *err)
+{
+	if (!b->o->llm_judge)
+		return KF_OK;
+	struct kf_ranking_llm_item *items = kf_xcalloc((size_t)b->n_rows + 1, sizeof *items);
+	struct kf_vote_rec *votes = kf_xcalloc((size_t)b->n_rows + 1, sizeof *votes);
+	int *members = kf_xcalloc((size_t)b->n_rows + 1, sizeof *members), n = 0, ret = KF_OK;
+	for (int i = 0; i < b->n_rows; i++) {
+		struct row *w = &b->rows[i];
+		if (!w->r.gates_passed || !w->stored ||
+		    (!b->o->reverify && judged_by(&w->r.votes[KF_VER_LLM_JUDGE], b->o->llm_judge_model)))
+			continue;
+		enum kf_backend be = KF_BACKEND_CPU;
+		kf_backend_parse(w->r.backend, &be);
+		items[n] = (struct kf_ranking_llm_item){ b->tasks[w->task_index], be, w->r.submission_id, w->source };
+		members[n++] = i;
+	}
+	if (n)
+		ret = b->o->llm_judge(b->o->llm_judge_ctx, items, n, votes, err);
+	if (ret == KF_OK && n && (ret = kf_store_begin(b->s, err)) == KF_OK) {
+		for (int m = 0; m < n && ret == KF_OK; m++)
+			ret = put_vote(b->db, b->rows[members[m]].r.evaluation_id, KF_VER_LLM_JUDGE, &votes[m], err);
+		if (ret == KF_OK)
+			ret = kf_store_commit(b->s, err);
+		else
+			kf_store_rollback(b->s);
+	}
+	for (int m = 0; m < n; m++) {
+		struct kf_vote_rec *v = &b->rows[members[m]].r.votes[KF_VER_LLM_JUDGE];
+		cJSON_Delete(v->evidence);
+		*v = votes[m];
+	}
+	free(items);
+	free(votes);
+	free(members);
+	return ret;
 }
 
 /* ---- consensus, per task spec ---- */
@@ -479,6 +539,13 @@ static int store_fit(struct build *b, struct kf_ranking *out, kf_err *err)
 	int ret = KF_OK;
 	cJSON *model = kf_ranking_model_json(&out->fit);
 	cJSON_AddNumberToObject(model, "theta", out->theta);
+	cJSON_AddStringToObject(model, "trust", out->unanimity ? KF_RANKING_TRUST_UNANIMITY : KF_RANKING_TRUST_MODEL);
+	if (out->unanimity) {
+		cJSON *ids = cJSON_AddArrayToObject(model, "trusted_evaluations");
+		for (int i = 0; i < b->n_rows; i++)
+			if (b->rows[i].r.trusted)
+				cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)b->rows[i].r.evaluation_id));
+	}
 	char *mt = cJSON_PrintUnformatted(model);
 	cJSON_Delete(model);
 	if (sqlite3_prepare_v2(b->db, "INSERT INTO label_fits (scope, model, kforge_version) VALUES (?1, ?2, ?3)", -1, &st,
@@ -523,11 +590,37 @@ out:
 	return kf_store_commit(b->s, err);
 }
 
+bool kf_ranking_unanimity_verifier(enum kf_verifier v)
+{
+	switch (v) {
+	case KF_VER_RAGGED:
+	case KF_VER_HIDDEN:
+	case KF_VER_STRESS:
+	case KF_VER_DETERMINISM:
+	case KF_VER_CONSENSUS:
+	case KF_VER_MEMCHECK:
+	case KF_VER_RACECHECK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool unanimous(const struct kf_ranked *r)
+{
+	for (int v = 0; v < KF_VER_COUNT; v++)
+		if (kf_ranking_unanimity_verifier((enum kf_verifier)v) && r->votes[v].vote == KF_VOTE_FAIL)
+			return false;
+	return true;
+}
+
 /* One fit over the candidates of every task in scope that passed the hard gates. Candidates the
  * judge rejected stay out: their verdict already says they are wrong, and pooling them makes the
  * model learn "rejected or not" (they fail every verifier at once) instead of which survivors to
  * trust. Among survivors the judge's own tests always pass, so the sign is anchored on the hidden
- * shapes, the same correctness check on shapes the judge never ran. */
+ * shapes, the same correctness check on shapes the judge never ran. A pool the model cannot fit
+ * (no verifier kept) falls back to the unanimity rule, so that a hidden-shape failure still counts
+ * in a run with a handful of survivors. */
 static int fit(struct build *b, struct kf_ranking *out, kf_err *err)
 {
 	signed char *v = kf_xcalloc((size_t)b->n_rows * KF_VER_COUNT + 1, 1);
@@ -554,10 +647,12 @@ static int fit(struct build *b, struct kf_ranking *out, kf_err *err)
 	free(v);
 	if (ret != KF_OK)
 		return ret;
+	out->unanimity = n > 0 && out->fit.n_kept == 0;
 	for (int i = 0; i < b->n_rows; i++) {
 		struct kf_ranked *r = &b->rows[i].r;
 		r->p_correct = b->rows[i].item >= 0 ? out->fit.posterior[b->rows[i].item] : NAN;
-		r->trusted = r->p_correct >= out->theta; /* NAN compares false */
+		r->trusted = out->unanimity ? r->gates_passed && unanimous(r)
+					    : r->p_correct >= out->theta; /* NAN compares false */
 	}
 	return store_fit(b, out, err);
 }
@@ -651,6 +746,8 @@ int kf_ranking_build(struct kf_store *s, const struct kf_ranking_opts *o, struct
 	if (ret == KF_OK)
 		ret = verify_rows(&b, r, err);
 	if (ret == KF_OK)
+		ret = llm_judge(&b, err);
+	if (ret == KF_OK)
 		ret = consensus(&b, err);
 	if (ret == KF_OK)
 		ret = fit(&b, r, err);
@@ -676,6 +773,50 @@ void kf_ranking_free(struct kf_ranking *r)
 	free(r->c);
 	kf_lm_fit_free(&r->fit);
 	free(r);
+}
+
+/* ---- a run's stored posteriors ---- */
+
+int kf_ranking_run_posteriors(struct kf_store *s, int64_t run_id, struct kf_posterior **out, int *n, kf_err *err)
+{
+	static const char sql[] =
+		"WITH fit AS (SELECT id, model, json_extract(model, '$.theta') AS theta FROM label_fits"
+		"             WHERE scope = ?1 ORDER BY id DESC LIMIT 1)"
+		" SELECT e.candidate_id, p.p_correct, fit.theta,"
+		"  EXISTS (SELECT 1 FROM json_each(fit.model, '$.trusted_evaluations') j WHERE j.value = p.evaluation_id)"
+		" FROM fit JOIN posteriors p ON p.fit_id = fit.id JOIN evaluations e ON e.id = p.evaluation_id"
+		" ORDER BY e.candidate_id";
+	sqlite3 *db = kf_store_db(s);
+	sqlite3_stmt *st;
+	char scope[64];
+	struct kf_ranking_opts o = { .run_ids = &run_id, .n_run_ids = 1 };
+	scope_name(&o, scope, sizeof scope);
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, err, "reading the run's posteriors");
+	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+	int rc, cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			*out = kf_xrealloc(*out, sizeof **out * (size_t)cap);
+		}
+		struct kf_posterior *p = &(*out)[(*n)++];
+		p->submission_id = sqlite3_column_int64(st, 0);
+		p->p_correct = column_number(st, 1);
+		double theta = column_number(st, 2);
+		p->trusted = p->p_correct >= (isfinite(theta) ? theta : KF_RANKING_DEFAULT_THETA) || /* NAN: false */
+			     sqlite3_column_int(st, 3);
+	}
+	int ret = rc == SQLITE_DONE ? KF_OK : db_fail(db, err, "reading the run's posteriors");
+	sqlite3_finalize(st);
+	if (ret != KF_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
 }
 
 /* ---- JSON ---- */
@@ -717,6 +858,7 @@ cJSON *kf_ranking_json(const struct kf_ranking *r, bool with_evidence)
 	cJSON_AddNumberToObject(j, "theta", r->theta);
 	cJSON_AddNumberToObject(j, "fit_id", (double)r->fit_id);
 	cJSON_AddNumberToObject(j, "verified_now", r->n_verified);
+	cJSON_AddStringToObject(j, "trust", r->unanimity ? KF_RANKING_TRUST_UNANIMITY : KF_RANKING_TRUST_MODEL);
 	cJSON_AddItemToObject(j, "label_model", kf_ranking_model_json(&r->fit));
 	cJSON *tasks = cJSON_AddArrayToObject(j, "tasks");
 	cJSON *cands = NULL;

@@ -4,7 +4,6 @@
 #include "eval/verify.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +29,7 @@
 #include "eval/area.h"
 #include "eval/compare.h"
 #include "eval/tensor.h"
+#include "eval/trusted.h"
 #include "sandbox/jail.h"
 #include "sandbox/sandbox.h"
 
@@ -48,7 +48,6 @@
 #define KF_VERIFY_DEFAULT_SANITIZER_TIMEOUT_S 120.0
 #define KF_VERIFY_BUF_ALIGN 4096
 #define KF_VERIFY_MAX_RESTARTS 3     /* runner restarts after a death, per candidate */
-#define KF_VERIFY_REFERENCE_DIR "reference_kernels"
 #define KF_VERIFY_MAX_FINDINGS 20
 /* Consensus: outputs agree within this multiple of the tolerance (each may be off by one tolerance). */
 #define KF_CONSENSUS_TOL_FACTOR 2.0
@@ -72,6 +71,7 @@ static const struct {
 	[KF_VER_CONSENSUS] = { "consensus", "its outputs on fixed probe inputs (bench, hidden, stressed ragged) agree with the largest cluster of the task's other candidates" },
 	[KF_VER_MEMCHECK] = { "memcheck", "compute-sanitizer memcheck finds no error (CUDA; abstains without the tool or a GPU)" },
 	[KF_VER_RACECHECK] = { "racecheck", "compute-sanitizer racecheck finds no hazard (CUDA; abstains without the tool or a GPU)" },
+	[KF_VER_LLM_JUDGE] = { "llm_judge", "a language model shown the task and the source says it is correct (off unless asked for)" },
 };
 
 const char *kf_verifier_name(enum kf_verifier v)
@@ -112,6 +112,7 @@ void kf_verify_opts_default(struct kf_verify_opts *o)
 	o->cpu_limit_s = KF_VERIFY_DEFAULT_CPU_LIMIT_S;
 	o->mem_limit_bytes = KF_VERIFY_DEFAULT_MEM_LIMIT;
 	o->sanitizer_timeout_s = KF_VERIFY_DEFAULT_SANITIZER_TIMEOUT_S;
+	o->sanitizers = true;
 }
 
 /* ---- votes ---- */
@@ -139,11 +140,6 @@ static uint64_t draw_seed(uint64_t base, int verifier, int k)
 
 /* ---- the extra-trial harness ---- */
 
-struct trusted {
-	void *so;
-	kf_shim_call_fn call;
-};
-
 struct kf_trials {
 	const struct kf_task *t;
 	const struct kf_verify_opts *o;
@@ -151,7 +147,7 @@ struct kf_trials {
 	const struct kf_area_ops *ops;
 	struct kf_area *area, *refarea;
 	struct kf_sampler *sampler;
-	struct trusted ref, oracle;
+	struct kf_trusted ref, oracle;
 	bool trusted_loaded;
 	char so_path[PATH_MAX];
 	struct kf_runner *runner;
@@ -188,62 +184,12 @@ static void note_shape(struct kf_trials *tr, const struct kf_shape *s)
 	}
 }
 
-static int load_trusted(enum kf_backend b, const char *rel, const char *header, const char *shim, const char *symbol,
-			struct trusted *out, kf_err *err)
-{
-	char path[PATH_MAX], inc[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
-	snprintf(inc, sizeof inc, "%s/%s", kf_home(), KF_VERIFY_REFERENCE_DIR);
-	char *src = NULL;
-	size_t len = 0;
-	if (kf_read_file(path, 4u << 20, &src, &len, err) != KF_OK)
-		return kf_err_prefix(err, "loading a trusted kernel: ");
-	struct kf_compile_req req = { .backend = b, .source = src, .source_len = len, .header = header, .shim = shim,
-				      .include_dir = inc };
-	struct kf_compile_res res;
-	int rc = kf_compile(&req, &res, err);
-	free(src);
-	if (rc != KF_OK)
-		return rc;
-	if (res.verdict != KF_V_OK) {
-		rc = kf_errf(err, KF_EINTERNAL, "trusted kernel %s does not build (%s)", rel, res.reason);
-		kf_compile_res_free(&res);
-		return rc;
-	}
-	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
-	out->so = dlopen(res.so_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	kf_compile_res_free(&res);
-	out->call = out->so ? (kf_shim_call_fn)dlsym(out->so, symbol) : NULL;
-	if (!out->call)
-		return kf_errf(err, KF_EINTERNAL, "trusted kernel %s cannot be loaded: %s", rel, dlerror());
-	return KF_OK;
-}
-
-static void unload_trusted(struct trusted *t)
-{
-	if (t->so)
-		dlclose(t->so);
-	memset(t, 0, sizeof *t);
-}
-
 static int load_trusted_pair(struct kf_trials *tr, kf_err *err)
 {
 	if (tr->trusted_loaded)
 		return KF_OK;
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT, ohdr = KF_BUF_INIT, oshim = KF_BUF_INIT;
-	kf_abi_header(tr->t, tr->b, &hdr);
-	kf_abi_shim(tr->t, tr->b, &shim);
-	kf_abi_oracle_header(tr->t, &ohdr);
-	kf_abi_oracle_shim(tr->t, &oshim);
-	int rc = load_trusted(tr->b, tr->t->reference[tr->b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, &tr->ref, err);
-	if (rc == KF_OK)
-		rc = load_trusted(KF_BACKEND_CPU, tr->t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, &tr->oracle,
-				  err);
+	int rc = kf_trusted_load_pair(tr->t, tr->b, &tr->ref, &tr->oracle, NULL, err);
 	tr->trusted_loaded = rc == KF_OK;
-	kf_buf_free(&hdr);
-	kf_buf_free(&shim);
-	kf_buf_free(&ohdr);
-	kf_buf_free(&oshim);
 	return rc;
 }
 
@@ -253,7 +199,7 @@ static int compile_candidate(struct kf_trials *tr, const char *source, size_t le
 	kf_abi_header(tr->t, tr->b, &hdr);
 	kf_abi_shim(tr->t, tr->b, &shim);
 	struct kf_compile_req req = { .backend = tr->b, .source = source, .source_len = len, .header = hdr.data,
-				      .shim = shim.data };
+				      .shim = shim.data, .vendor_libs = tr->t->vendor_libs_allowed };
 	struct kf_compile_res res;
 	int rc = kf_compile(&req, &res, err);
 	kf_buf_free(&hdr);
@@ -334,8 +280,8 @@ void kf_trials_close(struct kf_trials *tr)
 	if (!tr)
 		return;
 	kf_runner_stop(tr->runner);
-	unload_trusted(&tr->ref);
-	unload_trusted(&tr->oracle);
+	kf_trusted_unload(&tr->ref);
+	kf_trusted_unload(&tr->oracle);
 	for (int i = 0; i < KF_MAX_TENSORS; i++) {
 		free(tr->host[i]);
 		free(tr->keep[i]);
@@ -371,7 +317,7 @@ static int ensure_runner(struct kf_trials *tr, struct kf_trial_result *res, kf_e
 	}
 	struct kf_runner_opts ro = { .backend = tr->b, .so_path = tr->so_path, .device = tr->o->device,
 				     .call_timeout_s = tr->o->call_timeout_s, .cpu_limit_s = tr->o->cpu_limit_s,
-				     .mem_limit_bytes = tr->o->mem_limit_bytes };
+				     .mem_limit_bytes = tr->o->mem_limit_bytes, .vendor_libs = tr->t->vendor_libs_allowed };
 	ro.shm_fd = tr->ops->runner_fd(tr->area, &ro.shm_bytes);
 	struct kf_call_result died;
 	if (kf_runner_start(&ro, &tr->runner, &died, err) != KF_OK)
@@ -1741,6 +1687,11 @@ static int sanitizer_votes(const struct kf_task *t, struct kf_trials *tr, const 
 		     kf_backend_name(o->backend));
 		return KF_OK;
 	}
+	if (!o->sanitizers) {
+		vote(mem, KF_VOTE_ABSTAIN, "compute-sanitizer was not asked for (kforge run --verify full runs it)");
+		vote(race, KF_VOTE_ABSTAIN, "compute-sanitizer was not asked for (kforge run --verify full runs it)");
+		return KF_OK;
+	}
 	if (!find_sanitizer(sanitizer, sizeof sanitizer)) {
 		vote(mem, KF_VOTE_ABSTAIN, "compute-sanitizer is not installed here");
 		vote(race, KF_VOTE_ABSTAIN, "compute-sanitizer is not installed here");
@@ -1800,6 +1751,7 @@ int kf_verify_candidate(const struct kf_task *t, const char *source, size_t len,
 	timing_vote(judge_result, o, &out->votes[KF_VER_TIMING]);
 	kf_verify_static(source, len, &out->votes[KF_VER_STATIC]);
 	vote(&out->votes[KF_VER_CONSENSUS], KF_VOTE_ABSTAIN, "consensus is decided over the task's candidates together");
+	vote(&out->votes[KF_VER_LLM_JUDGE], KF_VOTE_ABSTAIN, "no LLM judge was asked (kforge rank --llm-judge MODEL)");
 	if (not_worth_running(verdict)) {
 		char why[256];
 		snprintf(why, sizeof why, "not run again: the judge said %s", verdict ? verdict : "nothing");

@@ -2,7 +2,8 @@
  * or abstain, with the evidence for its vote as a JSON object. Some read the judge's recorded result
  * (tests, ragged trials, error margin, timing); some run the candidate again in a sandboxed runner
  * on inputs the judge never drew (ragged, hidden and stress shapes, determinism, consensus probes);
- * one reads the source (static checks); two run it under compute-sanitizer (CUDA). None of them is
+ * one reads the source (static checks); two run it under compute-sanitizer (CUDA); an optional LLM
+ * judge reads the source and the task (its votes come from the caller: agent/llm_judge.h). None is
  * a gate: the label model (labelmodel.h) weighs them, the ranking (rank.h) uses the result. Extra
  * runs go through the same public pieces the judge uses (kf_compile, the runner, the buffer areas),
  * and expected outputs come from the task's fp64 oracle or its reference kernel, as in the judge. */
@@ -31,6 +32,7 @@ enum kf_verifier {
 	KF_VER_CONSENSUS,    /* outputs on fixed probe inputs agree with the largest cluster of the others */
 	KF_VER_MEMCHECK,     /* compute-sanitizer memcheck clean (CUDA, when the tool and a GPU exist) */
 	KF_VER_RACECHECK,    /* compute-sanitizer racecheck clean (likewise) */
+	KF_VER_LLM_JUDGE,    /* a language model, shown the task and the source, says it is correct (off by default) */
 	KF_VER_COUNT
 };
 const char *kf_verifier_name(enum kf_verifier v);
@@ -54,6 +56,7 @@ struct kf_verify_opts {
 	double call_timeout_s, cpu_limit_s;
 	size_t mem_limit_bytes;
 	double sanitizer_timeout_s; /* wall limit of one compute-sanitizer run */
+	bool sanitizers;          /* run compute-sanitizer (CUDA); false: memcheck and racecheck abstain */
 };
 void kf_verify_opts_default(struct kf_verify_opts *o);
 
@@ -82,7 +85,8 @@ struct kf_probe_out {
 };
 
 struct kf_verify_result {
-	struct kf_vote_rec votes[KF_VER_COUNT]; /* consensus abstains here: it needs the pool */
+	struct kf_vote_rec votes[KF_VER_COUNT]; /* consensus abstains here (it needs the pool), and so does the
+						   LLM judge (its votes come from the ranking's caller) */
 	struct kf_probe_out *probes;
 	int n_probes;
 	double seconds;             /* wall time spent verifying */

@@ -331,6 +331,8 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 {
 	struct kf_runner *r = *rp;
 	memset(res, 0, sizeof *res);
+	if (r->ready) /* kept from an earlier evaluation */
+		return KF_OK;
 	struct kf_msg m;
 	if (await(r, 0, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + r->call_timeout_s, &m, res) == 0) {
 		r->ready = true;

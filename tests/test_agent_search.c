@@ -20,11 +20,13 @@
 #define LAZY_MARK "{\n\treturn 0;\n}"
 #define BROKEN_MARK "semicolon is missing"
 #define FAKE_SOL 0.5
+#define FAKE_FAST_SOL 0.9
 #define TOKENS_PER_REPLY 1500 /* the server's default usage: 1000 in + 500 out */
 
 struct fake_judge {
-	int calls;
+	int calls, verify_calls;
 	bool broken;
+	bool lazy_ok; /* judge the lazy kernel ok, and faster than the good one (the verifiers still fail it) */
 	volatile sig_atomic_t *stop_after_first; /* raised after the first judgement */
 };
 
@@ -89,7 +91,7 @@ static int fake_evaluate(void *ctx, const struct kf_task *t, const struct kf_pea
 		cJSON_AddStringToObject(r, "reason", "the compiler rejected the source");
 		cJSON *c = cJSON_AddObjectToObject(r, "compile");
 		cJSON_AddStringToObject(c, "log", "candidate.c:3:18: error: expected ';' before '}' token\n");
-	} else if (strstr(src, LAZY_MARK)) {
+	} else if (strstr(src, LAZY_MARK) && !f->lazy_ok) {
 		cJSON_AddStringToObject(r, "verdict", "unwritten_output");
 		cJSON_AddStringToObject(r, "reason", "1024 of 1024 elements of output 'out' were never written");
 	} else {
@@ -99,10 +101,35 @@ static int fake_evaluate(void *ctx, const struct kf_task *t, const struct kf_pea
 		cJSON_AddNumberToObject(r, "ref_time_ms", 3.0);
 		cJSON_AddNumberToObject(r, "speedup", 1.5);
 		cJSON_AddNumberToObject(r, "t_sol_ms", 1.0);
-		cJSON_AddNumberToObject(r, "sol_fraction", FAKE_SOL);
+		cJSON_AddNumberToObject(r, "sol_fraction", strstr(src, LAZY_MARK) ? FAKE_FAST_SOL : FAKE_SOL);
 		cJSON_AddStringToObject(r, "bound", "memory");
 	}
 	*result = r;
+	return KF_OK;
+}
+
+/* Votes decided from the source like the verdicts: a kernel that writes nothing fails the run-based
+ * verifiers (the hidden shapes, the stress inputs, the ragged shapes) and every other kernel
+ * passes them; the rest abstain. */
+static int fake_verify(void *ctx, const struct kf_task *t, const char *src, size_t len, const cJSON *judge_result,
+		       const struct kf_verify_opts *o, struct kf_verify_result *out, kf_err *err)
+{
+	static const enum kf_verifier runs[] = { KF_VER_RAGGED, KF_VER_HIDDEN, KF_VER_STRESS };
+	struct fake_judge *f = ctx;
+	(void)t;
+	(void)len;
+	(void)judge_result;
+	(void)o;
+	(void)err;
+	f->verify_calls++;
+	memset(out, 0, sizeof *out);
+	for (int v = 0; v < KF_VER_COUNT; v++) {
+		out->votes[v].vote = v == KF_VER_TESTS ? KF_VOTE_PASS : KF_VOTE_ABSTAIN;
+		out->votes[v].evidence = cJSON_CreateObject();
+		cJSON_AddStringToObject(out->votes[v].evidence, "why", "fake");
+	}
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+		out->votes[runs[i]].vote = strstr(src, LAZY_MARK) ? KF_VOTE_FAIL : KF_VOTE_PASS;
 	return KF_OK;
 }
 
@@ -128,7 +155,7 @@ static cJSON *config(const char *const *flags)
 
 static int run(cJSON *cfg, int n_tasks, int64_t resume, const char *key, struct kf_agent_summary *sum, kf_err *err)
 {
-	const struct kf_agent_judge judge = { fake_evaluate, &fake };
+	const struct kf_agent_judge judge = { .evaluate = fake_evaluate, .verify = fake_verify, .ctx = &fake };
 	struct kf_agent_run_args a = { .store = store, .resume_id = resume, .config = cfg, .tasks = tasks,
 				       .n_tasks = n_tasks, .api_key = key, .judge = &judge, .peaks = &peaks,
 				       .stop = &stop_flag };
@@ -508,12 +535,13 @@ Test(agent_search, resume_repairs_what_a_crash_left_half_written)
 	int64_t candidates = q("SELECT COUNT(*) FROM candidates");
 	/* A crash after a reply was stored but before its candidate was linked, and one after a
 	 * candidate was stored but before its evaluation was. */
-	char sql[256];
+	char sql[512];
 	snprintf(sql, sizeof sql,
 		 "UPDATE requests SET candidate_id = NULL WHERE candidate_id = %lld;"
 		 "DELETE FROM samples WHERE evaluation_id IN (SELECT id FROM evaluations WHERE candidate_id = %lld);"
+		 "DELETE FROM posteriors WHERE evaluation_id IN (SELECT id FROM evaluations WHERE candidate_id = %lld);"
 		 "DELETE FROM evaluations WHERE candidate_id = %lld; UPDATE runs SET status = 'running'",
-		 (long long)good, (long long)lazy, (long long)lazy);
+		 (long long)good, (long long)lazy, (long long)lazy, (long long)lazy);
 	cr_assert_eq(sqlite3_exec(kf_store_db(store), sql, NULL, NULL, NULL), SQLITE_OK);
 	int served = kf_llm_server_requests(srv), judged = fake.calls;
 	run_ok(cfg, 0, 1, &sum);
@@ -524,6 +552,131 @@ Test(agent_search, resume_repairs_what_a_crash_left_half_written)
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM requests WHERE candidate_id = %lld", (long long)good);
 	cr_expect_eq(q(sql), 1);
 	cr_expect_eq(q("SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e WHERE e.candidate_id = c.id) <> 1"), 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* ---- ranking ---- */
+
+static const enum kf_scripted_reply good_and_lazy[] = { KF_LLM_GOOD, KF_LLM_LAZY };
+
+/* Refinement requests whose parent was judged at this SOL fraction. */
+static int64_t refinements_of(double sol)
+{
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "SELECT COUNT(*) FROM requests r JOIN evaluations e ON e.candidate_id = r.parent_candidate_id"
+		 " WHERE r.round = 2 AND e.sol_fraction = %g",
+		 sol);
+	return q(sql);
+}
+
+Test(agent_search, refines_and_reports_the_trusted_candidate_over_a_faster_doubted_one)
+{
+	struct kf_llm_server_config sc = { .script = good_and_lazy, .script_len = 2 };
+	serve(&sc);
+	fake.lazy_ok = true; /* the lazy kernel passes the judge, faster, but fails the hidden shapes */
+	const char *flags[] = { "samples", "2", "keep", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_expect_eq(refinements_of(FAKE_SOL), 4, "every refinement's parent is the trusted kernel");
+	cr_expect_eq(refinements_of(FAKE_FAST_SOL), 0, "the faster kernel the verifiers doubt is never refined");
+	for (int i = 0; i < 2; i++) {
+		const struct kf_agent_task_summary *t = task_of(&sum, tasks[i]->name);
+		cr_expect_eq(t->ok, 2);
+		cr_expect_eq(t->trusted, 1);
+		cr_expect(t->best_trusted);
+		cr_expect_float_eq(t->best_sol_fraction, FAKE_SOL, 1e-12, "the report selects the trusted kernel");
+	}
+	cr_expect_eq(fake.verify_calls, 4, "each correct candidate is verified once; later rankings reuse its votes");
+	cr_expect_eq(q("SELECT COUNT(*) FROM verifier_votes WHERE verifier = 'hidden' AND vote = 'fail'"), 2);
+	cr_expect_eq(q("SELECT COUNT(*) FROM verifications v JOIN evaluations e ON e.id = v.evaluation_id"
+		       " WHERE e.verdict <> 'ok'"),
+		     0, "a run verifies only what passed the judge");
+	cr_expect_gt(q("SELECT COUNT(*) FROM label_fits WHERE scope = 'run 1'"), 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, a_pool_too_small_to_fit_trusts_what_no_rerunning_verifier_failed)
+{
+	struct kf_llm_server_config sc = { .script = good_and_lazy, .script_len = 2 };
+	serve(&sc);
+	fake.lazy_ok = true;
+	const char *flags[] = { "samples", "2", "keep", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	/* Two survivors: under three votes per verifier, the label model keeps none. */
+	cr_expect_eq(q("SELECT COUNT(*) FROM label_fits WHERE json_extract(model, '$.trust') = 'unanimity'"
+		       " AND json_extract(model, '$.kept') = 0"),
+		     q("SELECT COUNT(*) FROM label_fits"));
+	cr_expect_eq(refinements_of(FAKE_SOL), 2);
+	const struct kf_agent_task_summary *t = task_of(&sum, "vector_add");
+	cr_expect(t->best_trusted);
+	cr_expect(isnan(t->best_p_correct), "no posterior without a fitted model");
+	cr_expect_float_eq(t->best_sol_fraction, FAKE_SOL, 1e-12);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, verify_off_keeps_the_verdict_then_speed_order)
+{
+	struct kf_llm_server_config sc = { .script = good_and_lazy, .script_len = 2 };
+	serve(&sc);
+	fake.lazy_ok = true;
+	const char *flags[] = { "samples", "2", "keep", "1", "verify", "off", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_expect_eq(refinements_of(FAKE_FAST_SOL), 4, "without verifiers the fastest correct kernel is refined");
+	cr_expect_eq(fake.verify_calls, 0);
+	cr_expect_eq(q("SELECT COUNT(*) FROM label_fits"), 0);
+	cr_expect_float_eq(task_of(&sum, "vector_add")->best_sol_fraction, FAKE_FAST_SOL, 1e-12);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, a_resumed_run_ranks_from_the_stored_votes)
+{
+	struct kf_llm_server_config sc = { .script = good_and_lazy, .script_len = 2 };
+	serve(&sc);
+	fake.lazy_ok = true;
+	const char *flags[] = { "samples", "2", "keep", "1", "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	kf_agent_summary_free(&sum);
+	cr_expect_eq(fake.verify_calls, 4, "the end of the run ranks its correct candidates");
+	kf_err err;
+	cr_assert_eq(kf_agent_config_set(cfg, "rounds", "2", &err), KF_OK);
+	run_ok(cfg, 0, 1, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(fake.verify_calls, 4, "nothing verified again after the resume");
+	cr_expect_eq(refinements_of(FAKE_SOL), 4);
+	cr_expect(task_of(&sum, "softmax_rows")->best_trusted);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, asks_the_llm_judge_about_correct_candidates_when_given_a_model)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	const char *flags[] = { "rounds", "1", "llm-judge-model", "judge-model", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_expect_eq(kf_llm_server_requests(srv), 2 * 4 + 2, "4 samples per task, then one judgement per correct kernel");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests"), 8, "judgements are votes, not samples of the run");
+	/* The scripted server answers with a kernel, not a verdict: an abstain that keeps the reply. */
+	cr_expect_eq(q("SELECT COUNT(*) FROM verifier_votes WHERE verifier = 'llm_judge' AND vote = 'abstain'"
+		       " AND json_extract(evidence, '$.model') = 'judge-model'"
+		       " AND json_extract(evidence, '$.why') LIKE '%no VERDICT line%'"
+		       " AND json_extract(evidence, '$.reply') LIKE '%kf_launch%'"
+		       " AND json_extract(evidence, '$.tokens_in') = 1000"),
+		     2);
 	kf_agent_summary_free(&sum);
 	cJSON_Delete(cfg);
 }

@@ -15,6 +15,7 @@
 #include "eval/leaderboard.h"
 #include "eval/rank.h"
 #include "tests/support/cli.h"
+#include "tests/support/llm_server.h"
 
 #define CLI_TIMEOUT_S 120.0
 #define RUN_ID 7
@@ -259,6 +260,33 @@ Test(rank, ranks_a_judged_store_and_keeps_votes_fit_and_posteriors)
 	cr_expect(strstr(cli.out, "vector_add (cpu)") && !strstr(cli.out, "softmax_rows (cpu)"), EXCERPT, cli.out);
 	cr_expect(strstr(cli.out, "label model:"), EXCERPT, cli.out);
 	kf_cli_result_free(&cli);
+
+	/* --llm-judge: every candidate of the run that passed the gates is asked once, through the
+	 * loopback server (whose "example" for vector_add is a review ending in a verdict). */
+	char review[PATH_MAX + 32];
+	snprintf(review, sizeof review, "%s/vector_add.c", dir);
+	cr_assert_eq(kf_write_file(review, "Bounds are checked.\nVERDICT: correct\n", 37, &err), KF_OK, "%s", err.msg);
+	struct kf_llm_server_config sc = { .examples_dir = dir };
+	struct kf_llm_server *srv;
+	cr_assert_eq(kf_llm_server_start(&sc, &srv, &err), KF_OK, "%s", err.msg);
+	const char *judged[] = { "rank", "7", "--llm-judge", "judge-m", "--llm-base-url", kf_llm_server_url(srv), "--json",
+				 "--evidence", "--db", db_path, NULL };
+	for (int pass = 0; pass < 2; pass++) {
+		cr_assert_eq(kf_cli_run(judged, NULL, CLI_TIMEOUT_S, &cli, &err), KF_OK, "%s", err.msg);
+		cr_expect_eq(cli.exit_code, 0, EXCERPT, cli.err);
+		cr_expect_eq(kf_llm_server_requests(srv), N_IN_RUN - 1, "asked once per gate-passer, not again (pass %d)", pass);
+		cands = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cli.json, "tasks"), 0), "candidates");
+		int passes = 0;
+		cJSON_ArrayForEach(c, cands) {
+			cJSON *llm = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "votes"), "llm_judge");
+			const char *vote = cJSON_GetStringValue(cJSON_GetObjectItem(llm, "vote"));
+			const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "evidence"), "model"));
+			passes += vote && !strcmp(vote, "pass") && model && !strcmp(model, "judge-m");
+		}
+		cr_expect_eq(passes, N_IN_RUN - 1);
+		kf_cli_result_free(&cli);
+	}
+	kf_llm_server_stop(srv);
 }
 
 Test(rank, cli_reports_usage_errors_on_one_line)
@@ -269,10 +297,13 @@ Test(rank, cli_reports_usage_errors_on_one_line)
 		(const char *const[]){ "rank", "all", "--theta", "1.5", NULL },
 		(const char *const[]){ "rank", "all", "--evidence", NULL },
 		(const char *const[]){ "rank", "3", NULL }, /* nothing to rank in an empty database */
+		(const char *const[]){ "rank", "all", "--llm-base-url", "http://127.0.0.1:9/v1", NULL },
+		(const char *const[]){ "rank", "all", "--llm-judge", "m", NULL }, /* no endpoint, no key */
+		(const char *const[]){ "rank", "all", "--llm-judge", "m", "--llm-provider", "mistral", NULL },
 	};
 	char env_db[PATH_MAX + 16];
 	snprintf(env_db, sizeof env_db, "KFORGE_DB=%s", db_path);
-	const char *env[] = { env_db, NULL };
+	const char *env[] = { env_db, "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", NULL };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct kf_cli_result r;
 		kf_err err;

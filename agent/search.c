@@ -392,7 +392,7 @@ static int judge_one(struct run *r, struct cand *c, kf_err *err)
 	if (rc != KF_OK)
 		return rc;
 	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
-	uint64_t seed = kf_splitmix64(&mix);
+	uint64_t seed = kf_splitmix64(&mix) % KF_SEED_LIMIT;
 	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
 	kf_store_utc_now(started);
 	kf_err jerr = { 0 };

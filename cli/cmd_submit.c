@@ -111,8 +111,8 @@ int kf_cmd_submit(int argc, char **argv)
 	if (rc == KF_OK && seed) {
 		char *end;
 		jo.seed = strtoull(seed, &end, 0);
-		if (*end || !*seed)
-			rc = kf_errf(&err, KF_EINPUT, "--seed must be an unsigned integer, not '%s'", seed);
+		if (*end || !*seed || jo.seed >= KF_SEED_LIMIT)
+			rc = kf_errf(&err, KF_EINPUT, "--seed must be an integer from 0 to 2^53-1, not '%s'", seed);
 	}
 	if (rc == KF_OK && device) {
 		char *end;

@@ -38,6 +38,7 @@
 /* Above either, expected outputs come from the reference kernel and stay where the data lives. */
 #define KF_ORACLE_MAX_FLOPS 3e8
 #define KF_ORACLE_MAX_ELEMS (1 << 23) /* elements over all tensors (host copies in double) */
+#define KF_REFERENCE_TOL_FACTOR 2.0   /* see tolerance() */
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
 #define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
 #define KF_PINGS 20
@@ -94,6 +95,7 @@ void kf_judge_opts_default(struct kf_judge_opts *o)
 	o->backend = KF_BACKEND_CPU;
 	if (getrandom(&o->seed, sizeof o->seed, 0) != (ssize_t)sizeof o->seed)
 		o->seed = (uint64_t)kf_now_ns();
+	o->seed %= KF_SEED_LIMIT;
 	o->n_seeds = KF_DEFAULT_SEEDS;
 	o->call_timeout_s = KF_DEFAULT_CALL_TIMEOUT_S;
 	o->cpu_limit_s = KF_DEFAULT_CPU_LIMIT_S;
@@ -362,14 +364,27 @@ static void note_error(struct judge *j, const struct kf_cmp *c)
 	j->max_margin = fmax(j->max_margin, c->margin);
 }
 
-static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, const char *ctx)
+/* The tolerance an output is held to: the task's against the oracle's exact values; twice the
+ * task's against the reference kernel's, which is itself only within the task's tolerance of the
+ * truth (a candidate and a reference both within tol of the truth are within 2 tol of each other). */
+static struct kf_tolerance tolerance(const struct kf_task *t, int i, bool oracle)
+{
+	struct kf_tolerance tol = t->tol[t->tensors[i].dtype];
+	if (!oracle) {
+		tol.atol *= KF_REFERENCE_TOL_FACTOR;
+		tol.rtol *= KF_REFERENCE_TOL_FACTOR;
+	}
+	return tol;
+}
+
+static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, bool oracle, const char *ctx)
 {
 	const struct kf_tensor *ten = &j->t->tensors[i];
-	struct kf_tolerance tol = j->t->tol[ten->dtype];
+	struct kf_tolerance tol = tolerance(j->t, i, oracle);
 	reject(j, KF_V_WRONG_ANSWER,
-	       "output '%s'[%lld] = %.9g, expected %.9g (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
-	       ten->name, (long long)c->first_bad, c->got, c->want, tol.atol, tol.rtol, (long long)c->n_bad, (long long)n,
-	       c->max_abs, ctx);
+	       "output '%s'[%lld] = %.9g, expected %.9g by the %s (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
+	       ten->name, (long long)c->first_bad, c->got, c->want, oracle ? "fp64 oracle" : "reference kernel", tol.atol,
+	       tol.rtol, (long long)c->n_bad, (long long)n, c->max_abs, ctx);
 }
 
 /* Every output in area a against the expected values for the inputs in a: the oracle's on
@@ -394,7 +409,7 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 	for (int i = t->n_inputs; i < n_tensors(t) && *failed < 0; i++) {
 		const struct kf_tensor *ten = &t->tensors[i];
 		int64_t n = kf_task_numel(t, i, s);
-		struct kf_tolerance tol = t->tol[ten->dtype];
+		struct kf_tolerance tol = tolerance(t, i, oracle);
 		if (oracle) {
 			if (j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
@@ -583,7 +598,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, &c);
 		note_error(j, &c);
 		if (!c.pass) {
-			mismatch(j, i, &c, n, ctx);
+			mismatch(j, i, &c, n, true, ctx);
 			return KF_OK;
 		}
 	}
@@ -617,7 +632,7 @@ static int check_in_place(struct judge *j, const struct kf_shape *s, const uint6
 	if (verify_outputs(j, j->s->area, s, true, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
-		mismatch(j, failed, &c, kf_task_numel(t, failed, s), ctx);
+		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
 		return KF_OK;
 	}
 	settle(t_done);
@@ -852,7 +867,7 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	if (verify_outputs(j, sd->area, s, false, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0)
-		mismatch(j, failed, &c, kf_task_numel(t, failed, s), ctx);
+		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
 	return KF_OK;
 }
 

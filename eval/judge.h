@@ -27,7 +27,7 @@ void kf_judge_session_free(struct kf_judge_session *s);
 struct kf_judge_opts {
 	enum kf_backend backend;
 	int device;               /* GPU ordinal (cuda backend) */
-	uint64_t seed;            /* base seed; every drawn value follows from it */
+	uint64_t seed;            /* base seed; every drawn value follows from it (below KF_SEED_LIMIT) */
 	int n_seeds;              /* correctness seeds */
 	double call_timeout_s;    /* wall limit for one kf_launch */
 	double cpu_limit_s;       /* CPU-time limit of one runner */
@@ -39,6 +39,9 @@ struct kf_judge_opts {
 	struct kf_store *store;   /* optional: lets measured ceilings be confirmed (kf_sol_confirm) */
 	struct kf_judge_session *session; /* optional: state kept between evaluations (see above) */
 };
+
+/* Seeds stay below 2^53 so the JSON numbers that record them hold them exactly (--seed reproduces). */
+#define KF_SEED_LIMIT (1ull << 53)
 
 void kf_judge_opts_default(struct kf_judge_opts *o);
 

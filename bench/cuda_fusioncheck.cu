@@ -3,26 +3,13 @@
  * (events, L2 flushed, median of 30) against copy bandwidth, cuBLAS on the same GEMMs, or the attention target. Task
  * data comes from the digest and adapters bench/cuda_fusioncheck.sh generates from the JSON specs. Exit status: 0 all
  * checks pass, 1 a check failed, 2 usage, 3 setup error. */
-#include <cuda_runtime.h>
-#include <cuda_bf16.h>
-#include <cublas_v2.h>
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
-
+#include "cuda_check_common.cuh"
 #include "fusion_adapters.h"   /* generated: kf_ref_* / kf_oracle_* prototypes and FC_ENTRIES */
 
 typedef __nv_bfloat16 bf16;
 
-static const int WARMUP_ITERS = 5, TIMED_ITERS = 30;
 static const int CHILD_TIMEOUT_S = 90;            /* a hung kernel ends its child, not the run */
-static const long long COPY_BYTES = 1ll << 30;
 static const int POISON_BYTE = 0xFF;              /* NaN in fp32 and bf16, -1 in i32: unwritten outputs fail */
 static const double TIES_JITTER = 1e-3;           /* as eval/tensor.c draws near-ties */
 static const int MAX_LINE = 4096;
@@ -38,7 +25,7 @@ struct dist { int kind = DIST_NORMAL; double a = 0, b = 1, c = 0; };
 struct tensor { std::string name; int dtype = DT_F32; bool output = false; dist d; };
 struct shape { std::string set; bool misaligned = false; std::vector<long long> v, numel; double flops = 0, bytes = 0; };
 struct stress { std::string name; std::vector<std::pair<int, dist>> overrides; };
-struct gemm_shape { long long m, n, k; };
+using kfc::gemm_shape;
 struct task {
     std::string name;
     std::vector<std::string> symbols;
@@ -59,18 +46,14 @@ struct result_row {
     double target_tflops;
 };
 
-static void die_cuda(cudaError_t e, const char *what, int line) {
-    fprintf(stderr, "cuda_fusioncheck:%d: %s: %s\n", line, what, cudaGetErrorString(e));
-    exit(3);
-}
-#define CUDA_OK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die_cuda(e_, #call, __LINE__); } while (0)
+#define CUDA_OK KFC_CUDA_OK
 
 /* ---- the digest ---- */
 static int lookup(const char *const *names, int n, const char *s) {
     for (int i = 0; i < n; ++i)
         if (!strcmp(names[i], s)) return i;
     fprintf(stderr, "cuda_fusioncheck: unknown name '%s' in the digest\n", s);
-    exit(3);
+    exit(kfc::EXIT_SETUP);
 }
 
 static dist read_dist(char **save) {
@@ -86,7 +69,7 @@ static long long next_ll(char **save) { return atoll(strtok_r(nullptr, " \n", sa
 
 static std::vector<task> read_digest(const char *path) {
     FILE *f = fopen(path, "r");
-    if (!f) { perror(path); exit(3); }
+    if (!f) { perror(path); exit(kfc::EXIT_SETUP); }
     std::vector<task> tasks;
     char line[MAX_LINE];
     while (fgets(line, sizeof line, f)) {
@@ -148,7 +131,7 @@ static std::vector<task> read_digest(const char *path) {
     }
     fclose(f);
     for (const task &t : tasks)
-        if (!t.fn) { fprintf(stderr, "cuda_fusioncheck: no adapter for %s\n", t.name.c_str()); exit(3); }
+        if (!t.fn) { fprintf(stderr, "cuda_fusioncheck: no adapter for %s\n", t.name.c_str()); exit(kfc::EXIT_SETUP); }
     return tasks;
 }
 
@@ -163,18 +146,11 @@ static std::string shape_text(const task &t, const shape &s) {
 }
 
 /* ---- inputs: counter-based draws on the device, following the spec's distributions ---- */
-__device__ unsigned long long mix64(unsigned long long z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 __global__ void fill_kernel(void *p, int dt, long long n, unsigned long long seed, int kind, double a, double b,
                             double c) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        const unsigned long long h = mix64(seed * 0x9e3779b97f4a7c15ull + (unsigned long long)i);
-        const double u1 = ((h >> 40) + 1.0) / 16777217.0, u2 = (double)((h >> 16) & 0xffffff) / 16777216.0;
-        double v;
+        double u1, u2, v;
+        kfc::uniform_pair(seed, i, u1, u2);
         if (kind == DIST_NORMAL) v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
         else if (kind == DIST_UNIFORM) v = a + (b - a) * u2;
         else if (kind == DIST_TIES) {
@@ -188,7 +164,8 @@ __global__ void fill_kernel(void *p, int dt, long long n, unsigned long long see
     }
 }
 
-static const int FILL_BLOCKS = 4096, FILL_THREADS = 256;
+using kfc::FILL_BLOCKS;
+using kfc::FILL_THREADS;
 
 static double host_value(int dt, const void *p, long long i) {
     if (dt == DT_F32) return ((const float *)p)[i];
@@ -237,10 +214,8 @@ static int launch(const task &t, const shape &s, case_bufs &c, cudaStream_t stre
 
 struct ctx {
     bool quick = false;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    void *flush = nullptr;
-    size_t flush_bytes = 0;
+    kfc::timer timer;
+    cudaStream_t stream = nullptr;    /* timer.stream */
     cublasHandle_t blas = nullptr;
     int passed = 0, total = 0;
 };
@@ -269,7 +244,7 @@ static bool check_case(ctx &c, const task &t, const shape &s, const stress *st, 
                         (st ? " stress " + st->name : "");
     if (rc != 0 || sync != cudaSuccess) {
         printf("  FAIL %-80s launch returned %d, sync: %s\n", label.c_str(), rc, cudaGetErrorString(sync));
-        if (sync != cudaSuccess) exit(3);   /* a sticky error poisons the context */
+        if (sync != cudaSuccess) exit(kfc::EXIT_SETUP);   /* a sticky error poisons the context */
         return verdict(c, false);
     }
     std::vector<std::vector<double>> exact(t.t.size());
@@ -284,7 +259,7 @@ static bool check_case(ctx &c, const task &t, const shape &s, const stress *st, 
             for (long long e = 0; e < s.numel[i]; ++e) exact[i][e] = host_value(t.t[i].dtype, host[i].data(), e);
         ptrs.push_back(exact[i].data());
     }
-    if (t.fn->oracle(ptrs.data(), s.v.data()) != 0) { fprintf(stderr, "oracle failed\n"); exit(3); }
+    if (t.fn->oracle(ptrs.data(), s.v.data()) != 0) { fprintf(stderr, "oracle failed\n"); exit(kfc::EXIT_SETUP); }
     bool ok = inputs_kept;
     double worst = 0.0;
     long long bad = 0, first = -1;
@@ -322,53 +297,6 @@ static void run_checks(ctx &c, const task &t) {
     }
 }
 
-/* ---- timing: flush L2, then events around the launch; median of TIMED_ITERS ---- */
-template <class F> static double median_ms(ctx &c, F body) {
-    std::vector<float> ms;
-    for (int i = 0; i < WARMUP_ITERS + TIMED_ITERS; ++i) {
-        CUDA_OK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes, c.stream));
-        CUDA_OK(cudaEventRecord(c.start, c.stream));
-        body();
-        CUDA_OK(cudaEventRecord(c.stop, c.stream));
-        CUDA_OK(cudaEventSynchronize(c.stop));
-        CUDA_OK(cudaGetLastError());
-        float t = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&t, c.start, c.stop));
-        if (i >= WARMUP_ITERS) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
-/* Row-major C[m][n] = A[m][k] B[k][n] through the column-major call C^T = B^T A^T. */
-static void gemm_cublas(ctx &c, const bf16 *A, const bf16 *B, bf16 *C, long long m, long long n, long long k) {
-    const float alpha = 1.0f, beta = 0.0f;
-    if (cublasGemmEx(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &alpha, B, CUDA_R_16BF, (int)n, A,
-                     CUDA_R_16BF, (int)k, &beta, C, CUDA_R_16BF, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) !=
-        CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "cuda_fusioncheck: cublasGemmEx failed\n");
-        exit(3);
-    }
-}
-
-static double time_cublas(ctx &c, const std::vector<gemm_shape> &gemms) {
-    std::vector<bf16 *> bufs;
-    for (const gemm_shape &g : gemms)
-        for (long long n : {g.m * g.k, g.k * g.n, g.m * g.n}) {
-            bf16 *p = nullptr;
-            CUDA_OK(cudaMalloc(&p, n * sizeof(bf16)));
-            fill_kernel<<<FILL_BLOCKS, FILL_THREADS, 0, c.stream>>>(p, DT_BF16, n, bufs.size() + 7, DIST_NORMAL, 0.0,
-                                                                     1.0, 0.0);
-            bufs.push_back(p);
-        }
-    const double t = median_ms(c, [&] {
-        for (size_t i = 0; i < gemms.size(); ++i)
-            gemm_cublas(c, bufs[3 * i], bufs[3 * i + 1], bufs[3 * i + 2], gemms[i].m, gemms[i].n, gemms[i].k);
-    });
-    for (bf16 *p : bufs) cudaFree(p);
-    return t;
-}
-
 static void fill_row(result_row &r, const char *task_name, const std::string &shape_s) {
     memset(&r, 0, sizeof r);
     snprintf(r.task, sizeof r.task, "%s", task_name);
@@ -382,7 +310,7 @@ static void run_bench(ctx &c, const task &t, std::vector<result_row> &rows) {
         case_bufs b;
         alloc_case(b, t, s);
         fill_inputs(b, t, s, nullptr, 99, c.stream);
-        if (launch(t, s, b, c.stream) != 0) { fprintf(stderr, "bench launch failed\n"); exit(3); }
+        if (launch(t, s, b, c.stream) != 0) { fprintf(stderr, "bench launch failed\n"); exit(kfc::EXIT_SETUP); }
         CUDA_OK(cudaStreamSynchronize(c.stream));
         bool sane = true;
         for (size_t i = 0; i < t.t.size(); ++i) {
@@ -403,29 +331,23 @@ static void run_bench(ctx &c, const task &t, std::vector<result_row> &rows) {
         verdict(c, sane);
         result_row r;
         fill_row(r, t.name.c_str(), shape_text(t, s));
-        r.time_ms = median_ms(c, [&] { launch(t, s, b, c.stream); });
+        r.time_ms = c.timer.median_ms([&] { launch(t, s, b, c.stream); });
         r.flops = s.flops;
         r.bytes = s.bytes;
         r.base = t.base;
         r.target_tflops = t.target_tflops;
-        if (t.base == BASE_GEMM) r.base_ms = time_cublas(c, t.gemms);
+        if (t.base == BASE_GEMM) r.base_ms = kfc::gemms_ms(c.timer, c.blas, t.gemms);
         rows.push_back(r);
     }
 }
 
 static void run_ceiling(ctx &c, std::vector<result_row> &rows) {
-    char *src = nullptr, *dst = nullptr;
-    CUDA_OK(cudaMalloc(&src, COPY_BYTES));
-    CUDA_OK(cudaMalloc(&dst, COPY_BYTES));
-    CUDA_OK(cudaMemsetAsync(src, 1, COPY_BYTES, c.stream));
     result_row r;
     fill_row(r, "d2d_copy", "1 GiB");
-    r.time_ms = median_ms(c, [&] { CUDA_OK(cudaMemcpyAsync(dst, src, COPY_BYTES, cudaMemcpyDeviceToDevice, c.stream)); });
-    r.bytes = 2.0 * COPY_BYTES;
+    r.time_ms = c.timer.copy_ms();
+    r.bytes = 2.0 * kfc::COPY_BYTES;
     r.base = BASE_COPY;
     rows.push_back(r);
-    cudaFree(src);
-    cudaFree(dst);
 }
 
 /* ---- processes ---- */
@@ -434,19 +356,12 @@ enum mode { MODE_CHECK, MODE_BENCH, MODE_CEILING };
 static void run_one(const task *t, int m, bool quick, std::vector<result_row> &rows) {
     ctx c;
     c.quick = quick;
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    CUDA_OK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
-    CUDA_OK(cudaEventCreate(&c.start));
-    CUDA_OK(cudaEventCreate(&c.stop));
-    if (m != MODE_CHECK) {
-        CUDA_OK(cudaCtxResetPersistingL2Cache());
-        c.flush_bytes = 2 * (size_t)prop.l2CacheSize;
-        CUDA_OK(cudaMalloc(&c.flush, c.flush_bytes));
-        if (cublasCreate(&c.blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(c.blas, c.stream) != CUBLAS_STATUS_SUCCESS) {
-            fprintf(stderr, "cuda_fusioncheck: cuBLAS init failed\n");
-            exit(3);
-        }
+    if (m == MODE_CHECK) {
+        KFC_CUDA_OK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
+    } else {
+        c.timer.open();
+        c.stream = c.timer.stream;
+        c.blas = kfc::blas_open(c.stream);
     }
     if (m == MODE_CEILING) {
         run_ceiling(c, rows);
@@ -465,41 +380,23 @@ static void run_one(const task *t, int m, bool quick, std::vector<result_row> &r
     fflush(stdout);
 }
 
-struct child { pid_t pid; int fd; const task *t; int mode; };
+struct child { kfc::child proc; const task *t; int mode; };
 
 static child spawn(const task *t, int m, bool quick) {
-    int fds[2];
-    if (pipe(fds) != 0) { perror("pipe"); exit(3); }
-    fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) { perror("fork"); exit(3); }
-    if (pid == 0) {
-        close(fds[0]);
-        alarm(CHILD_TIMEOUT_S);
-        std::vector<result_row> mine;
-        run_one(t, m, quick, mine);
-        for (const result_row &r : mine)
-            if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
-        _exit(0);
-    }
-    close(fds[1]);
-    return child{pid, fds[0], t, m};
+    return child{kfc::child_start<result_row>(CHILD_TIMEOUT_S, [&](std::vector<result_row> &mine) {
+                     run_one(t, m, quick, mine);
+                 }),
+                 t, m};
 }
 
 static void reap(const child &ch, std::vector<result_row> &rows) {
-    result_row r;
-    size_t got = 0;
-    while (read(ch.fd, &r, sizeof r) == (ssize_t)sizeof r) { rows.push_back(r); ++got; }
-    close(ch.fd);
-    int status = 0;
-    waitpid(ch.pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && got > 0) return;
-    fill_row(r, ch.t ? ch.t->name.c_str() : "d2d_copy", "");
-    if (WIFSIGNALED(status)) snprintf(r.shape, sizeof r.shape, "child killed by signal %d", WTERMSIG(status));
-    else snprintf(r.shape, sizeof r.shape, "child exit %d", WEXITSTATUS(status));
-    snprintf(r.note, sizeof r.note, "%s", ch.mode == MODE_BENCH ? "bench" : "check");
-    r.checks_total = 1;
-    rows.push_back(r);
+    kfc::child_finish<result_row>(ch.proc, rows, [&](const char *how) {
+        result_row r;
+        fill_row(r, ch.t ? ch.t->name.c_str() : "d2d_copy", how);
+        snprintf(r.note, sizeof r.note, "%s", ch.mode == MODE_BENCH ? "bench" : "check");
+        r.checks_total = 1;
+        return r;
+    });
 }
 
 /* ---- the table ---- */

@@ -2,7 +2,8 @@
 # Builds bench/cuda_fusioncheck.cu with the level-2/3 CUDA references (each with -Dkf_launch=kf_ref_<task>) and their
 # fp64 oracles (-Dkf_oracle=kf_oracle_<task>) and runs it; the table it prints last is in docs/task-suite-l23.md. The
 # checker's view of each task (shapes, distributions, tolerances, FLOPs, bytes, call adapters) is generated here from
-# tasks/level{2,3}/*.json, plus the extra shapes and baselines below. Not part of the Makefile.
+# tasks/level{2,3}/*.json, plus the extra shapes below and the baselines of bench/cuda_check_common.cuh. Not part of
+# the Makefile. KF_FUSIONCHECK_DIR: where to build (default .gpu/fusioncheck).
 # Usage: bash bench/cuda_fusioncheck.sh [--build-only | --run-only] [--sanitize] [checker args: --quick --task T ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,8 @@ EXTRA = {
                         dict(B=1, H=2, HKV=2, L=130, D=128)],
     "flash_attention_causal": [dict(B=1, H=4, HKV=2, L=512, D=128), dict(B=2, H=2, HKV=1, L=300, D=64),
                                dict(B=1, H=2, HKV=2, L=130, D=128)],
-    "causal_attn_scores": [dict(BH=4, L=512, D=64), dict(BH=2, L=300, D=128)],
+    "causal_attn_scores": [dict(BH=4, L=512, D=64), dict(BH=2, L=300, D=128), dict(BH=2, L=200, D=64),
+                           dict(BH=1, L=136, D=128)],
     "masked_softmax": [dict(batch=2, rows=8, cols=2048), dict(batch=2, rows=3, cols=8192),
                        dict(batch=1, rows=2, cols=10000)],
     "residual_layernorm": [dict(rows=8, cols=4096), dict(rows=4, cols=8192), dict(rows=2, cols=9000)],
@@ -61,16 +63,19 @@ MISALIGNED = {
     "linear_attention": dict(BH=1, L=128, D=64), "selective_scan": dict(B=1, L=64, Dm=64, N=16),
     "long_conv": dict(B=1, C=2, L=512),
 }
-# What each bench time is measured against: the GEMMs cuBLAS would run for the same work, the copy bandwidth, or
-# the attention target (TFLOP/s).
-BASE = {
-    "gemm_bias_gelu": ("gemm", ["M,N,K"]), "swiglu_up": ("gemm", ["M,2*N,K"]), "rmsnorm_matmul": ("gemm", ["M,N,K"]),
-    "gemm_rowscale": ("gemm", ["M,N,K"]), "mlp_block": ("gemm", ["M,2*F,Dm", "M,Dm,F"]),
-    "decoder_layer": ("gemm", ["B*L,(H+2*HKV)*D,H*D", "B*L,H*D,H*D", "B*L,2*F,H*D", "B*L,H*D,F"]),
-    "flash_attention": ("target", 300), "flash_attention_causal": ("target", 300),
-    "causal_attn_scores": ("copy",), "masked_softmax": ("copy",), "residual_layernorm": ("copy",),
-    "softmax_topk": ("copy",), "linear_attention": ("copy",), "selective_scan": ("copy",), "long_conv": ("none",),
-}
+# What each bench time is measured against, from the tables in bench/cuda_check_common.cuh (the suite checker
+# uses the same ones): the GEMMs cuBLAS would run for the same work, a FLOP-rate target, nothing, or else the copy
+# bandwidth.
+def table(name):
+    text = open("bench/cuda_check_common.cuh").read()
+    return re.search(r"\b%s\[\] = \{(.*?)\};" % name, text, re.S).group(1)
+BASE = {}
+for task, gemms in re.findall(r'\{"(\w+)", \{([^}]*)\}\}', table("GEMM_WORK")):
+    BASE[task] = ("gemm", re.findall(r'"([^"]+)"', gemms))
+for task, tflops in re.findall(r'\{"(\w+)", ([0-9.]+)\}', table("FLOP_TARGETS")):
+    BASE[task] = ("target", float(tflops))
+for task in re.findall(r'"(\w+)"', table("NO_BASELINE")):
+    BASE[task] = ("none",)
 SIZE = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4}
 CTYPE = {"f32": "float", "bf16": "__nv_bfloat16", "f16": "__half", "i32": "int"}
 
@@ -116,12 +121,12 @@ for path in sorted(glob.glob("tasks/level2/*.json") + glob.glob("tasks/level3/*.
         digest.append(shape_line("gpu", MISALIGNED[name], True))
     bench = t["shapes"]["bench"]["cuda"]
     digest.append(shape_line("bench", bench))
-    base = BASE.get(name, ("none",))
+    base = BASE.get(name, ("copy",))
     if base[0] == "gemm":
         dims = [[ev(e, bench) for e in g.split(",")] for g in base[1]]
         digest.append("base gemm %d %s" % (len(dims), " ".join("%d %d %d" % tuple(d) for d in dims)))
     elif base[0] == "target":
-        digest.append("base target %d" % base[1])
+        digest.append("base target %g" % base[1])
     else:
         digest.append("base %s" % base[0])
     digest.append("end")

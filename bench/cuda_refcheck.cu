@@ -3,17 +3,8 @@
  * shape (L2 flushed between iterations) against the measured device-to-device copy bandwidth and cuBLAS bf16 GEMM.
  * Each task runs in its own child process, so a crash or hang in one still leaves a table row. Built and run by
  * bench/cuda_refcheck.sh; not part of the Makefile. Exit status: 0 all checks pass, 1 a check failed, 2 usage. */
-#include <cuda_runtime.h>
-#include <cuda_bf16.h>
-#include <cublas_v2.h>
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+#include "cuda_check_common.cuh"
 
 typedef __nv_bfloat16 bf16;
 
@@ -24,12 +15,10 @@ extern "C" int kf_ref_layernorm_bf16(const bf16 *x, const bf16 *gamma, const bf1
                                      cudaStream_t stream);
 extern "C" int kf_ref_matmul_bf16(const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K, cudaStream_t stream);
 
-static const int WARMUP_ITERS = 5, TIMED_ITERS = 30;
 static const int CHILD_TIMEOUT_S = 120;            /* a hung kernel ends its child, not the run */
 static const double FP32_TOL = 1e-5, BF16_TOL = 1e-2;
 static const double LAYERNORM_EPS = 1e-5;
 static const double MEMORY_TARGET = 0.75, GEMM_TARGET = 0.70;  /* issue 3's acceptance fractions */
-static const long long COPY_BYTES = 1ll << 30;
 static const int GEMM_SIDE = 4096;
 static const int SAMPLED_ROWS = 64, SAMPLED_ENTRIES = 512;
 static const int POISON_BYTE = 0xFF;               /* NaN in fp32 and bf16: unwritten outputs fail */
@@ -45,20 +34,14 @@ struct result_row {
 
 struct bench_ctx {
     bool quick = false;                   /* small shapes only, no timing (for compute-sanitizer) */
-    cudaStream_t stream = nullptr;
-    void *flush = nullptr;                /* written between timed iterations to evict L2 */
-    size_t flush_bytes = 0;
+    kfc::timer timer;
+    cudaStream_t stream = nullptr;        /* timer.stream */
     cublasHandle_t blas = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
     int checks_passed = 0, checks_total = 0;
     std::vector<result_row> rows;
 };
 
-static void die_cuda(cudaError_t e, const char *what, int line) {
-    fprintf(stderr, "cuda_refcheck:%d: %s: %s\n", line, what, cudaGetErrorString(e));
-    exit(3);
-}
-#define CUDA_OK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die_cuda(e_, #call, __LINE__); } while (0)
+#define CUDA_OK KFC_CUDA_OK
 
 template <class T> struct dev_buf {
     T *p = nullptr;
@@ -70,29 +53,9 @@ template <class T> struct dev_buf {
 };
 
 /* ---- inputs: counter-based normal numbers drawn on the device ---- */
-__device__ unsigned long long mix64(unsigned long long z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-__device__ float normal_at(unsigned long long seed, long long i) {
-    const unsigned long long h = mix64(seed * 0x9e3779b97f4a7c15ull + (unsigned long long)i);
-    const float u1 = ((h >> 40) + 1.0f) / 16777217.0f, u2 = (float)((h >> 16) & 0xffffff) / 16777216.0f;
-    return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-}
-
-template <class T>
-__global__ void fill_normal(T *p, long long n, unsigned long long seed, float mean, float stddev) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        p[i] = (T)(mean + stddev * normal_at(seed, i));
-}
-
-static const int FILL_BLOCKS = 4096, FILL_THREADS = 256;
-
 template <class T>
 static void fill(bench_ctx &c, T *p, long long n, unsigned long long seed, float mean = 0.0f, float stddev = 1.0f) {
-    fill_normal<<<FILL_BLOCKS, FILL_THREADS, 0, c.stream>>>(p, n, seed, mean, stddev);
+    kfc::fill_normal<<<kfc::FILL_BLOCKS, kfc::FILL_THREADS, 0, c.stream>>>(p, n, seed, mean, stddev);
     CUDA_OK(cudaGetLastError());
 }
 
@@ -133,29 +96,10 @@ static bool compare(bench_ctx &c, const char *label, const T *got, long long n, 
 }
 
 static void launched(int rc, const char *what) {
-    if (rc != 0) {
-        fprintf(stderr, "cuda_refcheck: %s returned %d (%s)\n", what, rc, cudaGetErrorString((cudaError_t)rc));
-        exit(3);
-    }
+    if (rc != 0) kfc::die_cuda((cudaError_t)rc, what, __LINE__);
 }
 
-/* ---- timing: flush L2, then events around one launch; median of TIMED_ITERS ---- */
-template <class F> static double median_ms(bench_ctx &c, F launch) {
-    std::vector<float> ms;
-    for (int i = 0; i < WARMUP_ITERS + TIMED_ITERS; ++i) {
-        CUDA_OK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes, c.stream));
-        CUDA_OK(cudaEventRecord(c.start, c.stream));
-        launch();
-        CUDA_OK(cudaEventRecord(c.stop, c.stream));
-        CUDA_OK(cudaEventSynchronize(c.stop));
-        CUDA_OK(cudaGetLastError());
-        float t = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&t, c.start, c.stop));
-        if (i >= WARMUP_ITERS) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+template <class F> static double median_ms(bench_ctx &c, F launch) { return c.timer.median_ms(launch); }
 
 static void add_row(bench_ctx &c, const char *kernel, const char *shape, double time_ms, double work, int unit) {
     result_row r;
@@ -172,33 +116,15 @@ static void add_row(bench_ctx &c, const char *kernel, const char *shape, double 
 
 /* ---- ceilings: device-to-device copy and cuBLAS bf16 GEMM ---- */
 static void gemm_cublas(bench_ctx &c, const bf16 *A, const bf16 *B, bf16 *C, int M, int N, int K) {
-    const float alpha = 1.0f, beta = 0.0f;
-    /* row-major C = A B is column-major C^T = B^T A^T */
-    const cublasStatus_t s = cublasGemmEx(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16BF, N, A,
-                                          CUDA_R_16BF, K, &beta, C, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
-                                          CUBLAS_GEMM_DEFAULT);
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "cuda_refcheck: cublasGemmEx failed (%d)\n", (int)s);
-        exit(3);
-    }
+    if (kfc::gemm_bf16(c.blas, A, B, C, M, N, K) != CUBLAS_STATUS_SUCCESS) kfc::die("cublasGemmEx failed");
 }
 
 static void run_ceilings(bench_ctx &c) {
     if (c.quick) return;
-    {
-        dev_buf<char> src(COPY_BYTES), dst(COPY_BYTES);
-        CUDA_OK(cudaMemsetAsync(src.p, 1, COPY_BYTES, c.stream));
-        const double t = median_ms(c, [&] {
-            CUDA_OK(cudaMemcpyAsync(dst.p, src.p, COPY_BYTES, cudaMemcpyDeviceToDevice, c.stream));
-        });
-        add_row(c, "d2d_copy", "1 GiB", t, 2.0 * COPY_BYTES, UNIT_BYTES);
-    }
-    const int n = GEMM_SIDE;
-    dev_buf<bf16> A((size_t)n * n), B((size_t)n * n), C((size_t)n * n);
-    fill(c, A.p, (long long)n * n, 1);
-    fill(c, B.p, (long long)n * n, 2);
-    const double t = median_ms(c, [&] { gemm_cublas(c, A.p, B.p, C.p, n, n, n); });
-    add_row(c, "cublas_gemm_bf16", "4096x4096x4096", t, 2.0 * n * n * n, UNIT_FLOPS);
+    add_row(c, "d2d_copy", "1 GiB", c.timer.copy_ms(), 2.0 * kfc::COPY_BYTES, UNIT_BYTES);
+    const long long n = GEMM_SIDE;
+    add_row(c, "cublas_gemm_bf16", "4096x4096x4096", kfc::gemms_ms(c.timer, c.blas, {{n, n, n}}), 2.0 * n * n * n,
+            UNIT_FLOPS);
 }
 
 /* ---- vector_add ---- */
@@ -427,57 +353,28 @@ static const task TASKS[] = {
 static void run_task(const task &t, bool quick, std::vector<result_row> &rows) {
     bench_ctx c;
     c.quick = quick;
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    CUDA_OK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
-    CUDA_OK(cudaEventCreate(&c.start));
-    CUDA_OK(cudaEventCreate(&c.stop));
-    CUDA_OK(cudaCtxResetPersistingL2Cache());
-    c.flush_bytes = 2 * (size_t)prop.l2CacheSize;
-    CUDA_OK(cudaMalloc(&c.flush, c.flush_bytes));
-    if (cublasCreate(&c.blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(c.blas, c.stream) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "cuda_refcheck: cuBLAS init failed\n");
-        exit(3);
-    }
+    c.timer.open();
+    c.stream = c.timer.stream;
+    c.blas = kfc::blas_open(c.stream);
     printf("== %s\n", t.name);
     fflush(stdout);
     t.run(c);
     CUDA_OK(cudaDeviceSynchronize());
     cublasDestroy(c.blas);
-    cudaFree(c.flush);
     rows.insert(rows.end(), c.rows.begin(), c.rows.end());
 }
 
 /* Runs t in a child; its rows come back over a pipe. A child that dies leaves a row saying how. */
 static void run_task_forked(const task &t, bool quick, std::vector<result_row> &rows) {
-    int fds[2];
-    if (pipe(fds) != 0) { perror("pipe"); exit(3); }
-    fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) { perror("fork"); exit(3); }
-    if (pid == 0) {
-        close(fds[0]);
-        alarm(CHILD_TIMEOUT_S);
-        std::vector<result_row> mine;
-        run_task(t, quick, mine);
-        for (const result_row &r : mine)
-            if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
-        _exit(0);
-    }
-    close(fds[1]);
-    result_row r;
-    size_t got = 0;
-    while (read(fds[0], &r, sizeof r) == (ssize_t)sizeof r) { rows.push_back(r); ++got; }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && got > 0) return;
-    memset(&r, 0, sizeof r);
-    snprintf(r.kernel, sizeof r.kernel, "%s", t.name);
-    if (WIFSIGNALED(status)) snprintf(r.shape, sizeof r.shape, "child killed by signal %d", WTERMSIG(status));
-    else snprintf(r.shape, sizeof r.shape, "child exit %d", WEXITSTATUS(status));
-    r.checks_total = 1;     /* counts as a failed check */
-    rows.push_back(r);
+    kfc::run_in_child<result_row>(CHILD_TIMEOUT_S, rows, [&](std::vector<result_row> &mine) { run_task(t, quick, mine); },
+                                  [&](const char *how) {
+                                      result_row r;
+                                      memset(&r, 0, sizeof r);
+                                      snprintf(r.kernel, sizeof r.kernel, "%s", t.name);
+                                      snprintf(r.shape, sizeof r.shape, "%s", how);
+                                      r.checks_total = 1;     /* counts as a failed check */
+                                      return r;
+                                  });
 }
 
 static double throughput(const result_row &r) { return r.time_ms > 0 ? r.work / (r.time_ms * 1e-3) : 0.0; }

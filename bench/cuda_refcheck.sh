@@ -3,6 +3,7 @@
 # -Dkf_launch=kf_ref_<task>, so their entry points don't clash) and runs it on the GPU; the table it prints last
 # is the one in docs/reference-kernels.md. Not part of the Makefile.
 # Usage: bash bench/cuda_refcheck.sh [--build-only | --run-only] [--sanitize] [checker args: --quick --no-fork --task T]
+# KF_REFCHECK_DIR: where to build (default .gpu/refcheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

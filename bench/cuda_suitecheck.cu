@@ -4,23 +4,15 @@
  * shim). Each reference is compared with the task's fp64 oracle (NAME/oracle.so) under the task's tolerance on every
  * test, ragged and hidden shape, every stress variant on the test shapes, and the first test and ragged shapes with
  * misaligned pointers; then timed at the CUDA bench shape (events, L2 flushed, median) against the measured copy
- * bandwidth, or against the task's cuBLAS baseline when it names one. Each task runs in a child process, so a crash
- * or hang still leaves a table row. Built and run by bench/cuda_suitecheck.sh; not part of the Makefile.
+ * bandwidth, or against cuBLAS: the task's own cuBLAS baseline on its buffers when its spec names one and it is a
+ * plain GEMM, the same GEMMs on their own operands when it is a GEMM with more work around it (level 2/3), or a FLOP
+ * target (attention); the tables are bench/cuda_check_common.cuh's. Each task runs in a child process, so a crash or
+ * hang still leaves a table row. Built and run by bench/cuda_suitecheck.sh; not part of the Makefile.
  * Exit status: 0 all checks pass, 1 a check failed, 2 usage, 3 setup error. */
-#include <cuda_runtime.h>
-#include <cuda_bf16.h>
-#include <cublas_v2.h>
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 #include <thread>
-#include <vector>
+#include "cuda_check_common.cuh"
 
 extern "C" {
 #include "common/buf.h"
@@ -33,10 +25,8 @@ extern "C" {
 #include "eval/tensor.h"
 }
 
-static const int WARMUP_ITERS = 5, TIMED_ITERS = 30;
 static const int CHILD_TIMEOUT_S = 240;            /* a hung kernel ends its child, not the run */
 static const double TARGET = 0.70;                 /* of copy bandwidth, or of cuBLAS */
-static const long long COPY_BYTES = 1ll << 30;
 static const uint64_t SEED = 20261122;
 static const int UNWRITTEN_BYTE = 0xFF;            /* NaN in f32 and bf16, -1 in i32: never a valid output here */
 static const int FILL_THREADS = 16;
@@ -48,6 +38,7 @@ enum unit { UNIT_BYTES, UNIT_FLOPS };
 struct result_row {
     char task[48], shape[64], baseline[32];
     double time_ms, work, baseline_ms;   /* work: bytes (UNIT_BYTES) or flops at the bench shape */
+    double target_tflops;                /* a FLOP-rate target instead of a baseline */
     int unit, passed, total;
 };
 
@@ -58,27 +49,22 @@ struct task_so {
 struct ctx {
     const char *dir = nullptr;     /* the build directory: DIR/NAME/ref.so, DIR/NAME/oracle.so */
     bool quick = false;            /* small shapes only, no benchmark (for compute-sanitizer) */
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    void *flush = nullptr;         /* written between timed iterations to evict L2 */
-    size_t flush_bytes = 0;
+    kfc::timer timer;
+    cudaStream_t stream = nullptr; /* timer.stream */
     cublasHandle_t blas = nullptr;
     struct kf_sampler *sampler = nullptr;
     uint64_t trial = 0;
     int passed = 0, total = 0;
 };
 
-static void die_cuda(cudaError_t e, const char *what, int line) {
-    fprintf(stderr, "cuda_suitecheck:%d: %s: %s\n", line, what, cudaGetErrorString(e));
-    exit(3);
-}
-#define CUDA_OK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die_cuda(e_, #call, __LINE__); } while (0)
+#define CUDA_OK KFC_CUDA_OK
+using kfc::die_cuda;
 
 static void die(const char *fmt, const char *a, const char *b = "") {
     fprintf(stderr, "cuda_suitecheck: ");
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n");
-    exit(3);
+    exit(kfc::EXIT_SETUP);
 }
 
 /* ---- the task's tensors at one shape: host copies, device copies, doubles for the oracle ---- */
@@ -152,6 +138,7 @@ static void check_shape(ctx &c, const kf_task *t, const task_so &so, const kf_sh
         }
         CUDA_OK(cudaMemcpy(x.args[i], host[i].data(), x.bytes[i], cudaMemcpyHostToDevice));
     }
+    CUDA_OK(cudaDeviceSynchronize());   /* the copies ran on the legacy stream, which c.stream does not wait for */
     kf_buf label = KF_BUF_INIT;
     kf_buf_addf(&label, "%s ", what);
     kf_task_shape_format(t, s, &label);
@@ -205,9 +192,8 @@ typedef cublasStatus_t (*baseline_fn)(cublasHandle_t, void *const *bufs, const l
 static const float ONE = 1.0f, ZERO = 0.0f;
 
 static cublasStatus_t gemm_bf16(cublasHandle_t h, void *const *b, const long long *s) {   /* A B, [M N K] */
-    const int M = (int)s[0], N = (int)s[1], K = (int)s[2];
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &ONE, b[1], CUDA_R_16BF, N, b[0], CUDA_R_16BF, K, &ZERO,
-                        b[2], CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    return kfc::gemm_bf16(h, (const __nv_bfloat16 *)b[0], (const __nv_bfloat16 *)b[1], (__nv_bfloat16 *)b[2], s[0],
+                          s[1], s[2]);
 }
 
 static cublasStatus_t gemm_bf16_nt(cublasHandle_t h, void *const *b, const long long *s) {   /* A B^T, B [N][K] */
@@ -242,24 +228,6 @@ static baseline_fn find_baseline(const char *name) {
     return nullptr;
 }
 
-/* ---- timing: flush L2, then events around one call; median of TIMED_ITERS ---- */
-template <class F> static double median_ms(ctx &c, F launch) {
-    std::vector<float> ms;
-    for (int i = 0; i < WARMUP_ITERS + TIMED_ITERS; ++i) {
-        CUDA_OK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes, c.stream));
-        CUDA_OK(cudaEventRecord(c.start, c.stream));
-        launch();
-        CUDA_OK(cudaEventRecord(c.stop, c.stream));
-        CUDA_OK(cudaEventSynchronize(c.stop));
-        CUDA_OK(cudaGetLastError());
-        float t = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&t, c.start, c.stop));
-        if (i >= WARMUP_ITERS) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
 /* Bench-size inputs: chunks seeded independently, drawn on FILL_THREADS threads, then copied up. */
 static void fill_large(ctx &c, const kf_tensor *ten, void *dev, int64_t numel) {
     const size_t elem = kf_dtype_size(ten->dtype);
@@ -291,11 +259,31 @@ static int64_t count_unwritten(const std::vector<char> &got, size_t elem) {
     return n;
 }
 
+/* The GEMMs of a kfc::GEMM_WORK entry at shape s. */
+static std::vector<kfc::gemm_shape> task_gemms(const kf_task *t, const kf_shape *s, const kfc::gemm_work &work) {
+    std::vector<kfc::gemm_shape> out;
+    for (const char *g : work.gemms) {
+        if (!g) break;
+        int64_t v[3];
+        std::string text = g;
+        for (int i = 0; i < 3; ++i) {
+            const size_t comma = text.find(',');
+            kf_err err = {};
+            if (kf_task_eval(t, text.substr(0, comma).c_str(), s, &v[i], &err) != KF_OK)
+                die("%s: %s", t->name, err.msg);
+            text = comma == std::string::npos ? "" : text.substr(comma + 1);
+        }
+        out.push_back({v[0], v[1], v[2]});
+    }
+    return out;
+}
+
 static void run_bench(ctx &c, const kf_task *t, const task_so &so, result_row &row) {
     const kf_shape *s = &t->bench[KF_BACKEND_CUDA];
     tensors x(t, s, false);
     for (int i = 0; i < t->n_inputs; ++i) fill_large(c, &t->tensors[i], x.args[i], x.numel[i]);
     for (int i = t->n_inputs; i < x.n; ++i) CUDA_OK(cudaMemset(x.args[i], UNWRITTEN_BYTE, x.bytes[i]));
+    CUDA_OK(cudaDeviceSynchronize());   /* those ran on the legacy stream, which c.stream does not wait for */
     const int rc = call_reference(c, so, x);
     char detail[160];
     for (int i = t->n_inputs; i < x.n; ++i) {
@@ -305,11 +293,19 @@ static void run_bench(ctx &c, const kf_task *t, const task_so &so, result_row &r
                  (long long)x.numel[i], t->tensors[i].name);
         record(c, rc == 0 && unwritten == 0, "bench shape: every output written", detail);
     }
-    row.work = t->vendor_baseline ? kf_task_flops(t, s) : kf_task_bytes(t, s);
-    row.unit = t->vendor_baseline ? UNIT_FLOPS : UNIT_BYTES;
-    row.time_ms = median_ms(c, [&] {
+    const kfc::gemm_work *work = kfc::find_gemm_work(t->name);
+    row.target_tflops = kfc::flop_target_of(t->name);
+    const bool by_flops = t->vendor_baseline || work || row.target_tflops > 0;
+    row.work = by_flops ? kf_task_flops(t, s) : kf_task_bytes(t, s);
+    row.unit = by_flops ? UNIT_FLOPS : UNIT_BYTES;
+    row.time_ms = c.timer.median_ms([&] {
         if (so.ref(x.args, x.ints, c.stream) != 0) die("%s: kf_launch failed while timing", t->name);
     });
+    if (work) {
+        snprintf(row.baseline, sizeof row.baseline, "cuBLAS, same GEMMs");
+        row.baseline_ms = kfc::gemms_ms(c.timer, c.blas, task_gemms(t, s, *work));
+        return;
+    }
     if (!t->vendor_baseline) return;
 
     const baseline_fn base = find_baseline(t->vendor_baseline);
@@ -336,7 +332,7 @@ static void run_bench(ctx &c, const kf_task *t, const task_so &so, result_row &r
                  cmp.max_abs, cmp.margin);
         record(c, cmp.pass, "bench shape: agrees with the cuBLAS baseline", detail);
     }
-    row.baseline_ms = median_ms(c, [&] {
+    row.baseline_ms = c.timer.median_ms([&] {
         if (base(c.blas, args, x.ints) != CUBLAS_STATUS_SUCCESS)
             die("%s: %s failed while timing", t->name, t->vendor_baseline);
     });
@@ -354,16 +350,9 @@ static void load_task_so(const ctx &c, const char *name, task_so &so) {
 }
 
 static void ctx_open(ctx &c) {
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    CUDA_OK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
-    CUDA_OK(cudaEventCreate(&c.start));
-    CUDA_OK(cudaEventCreate(&c.stop));
-    CUDA_OK(cudaCtxResetPersistingL2Cache());
-    c.flush_bytes = 2 * (size_t)prop.l2CacheSize;
-    CUDA_OK(cudaMalloc(&c.flush, c.flush_bytes));
-    if (cublasCreate(&c.blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(c.blas, c.stream) != CUBLAS_STATUS_SUCCESS)
-        die("%s", "cuBLAS init failed");
+    c.timer.open();
+    c.stream = c.timer.stream;
+    c.blas = kfc::blas_open(c.stream);
     c.sampler = kf_sampler_new();
 }
 
@@ -372,17 +361,9 @@ static void run_copy(ctx &c, std::vector<result_row> &rows) {
     result_row row = {};
     snprintf(row.task, sizeof row.task, "d2d_copy");
     snprintf(row.shape, sizeof row.shape, "1 GiB");
-    char *src, *dst;
-    CUDA_OK(cudaMalloc(&src, COPY_BYTES));
-    CUDA_OK(cudaMalloc(&dst, COPY_BYTES));
-    CUDA_OK(cudaMemset(src, 1, COPY_BYTES));
-    row.time_ms = median_ms(c, [&] {
-        CUDA_OK(cudaMemcpyAsync(dst, src, COPY_BYTES, cudaMemcpyDeviceToDevice, c.stream));
-    });
-    row.work = 2.0 * COPY_BYTES;
+    row.time_ms = c.timer.copy_ms();
+    row.work = 2.0 * kfc::COPY_BYTES;
     row.unit = UNIT_BYTES;
-    cudaFree(src);
-    cudaFree(dst);
     rows.push_back(row);
 }
 
@@ -419,34 +400,16 @@ static void run_task(const char *dir, const char *name, bool quick, std::vector<
 
 /* Runs one task in a child; its rows come back over a pipe. A child that dies leaves a row saying how. */
 static void run_task_forked(const char *dir, const char *name, bool quick, std::vector<result_row> &rows) {
-    int fds[2];
-    if (pipe(fds) != 0) die("%s", "pipe failed");
-    fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) die("%s", "fork failed");
-    if (pid == 0) {
-        close(fds[0]);
-        alarm(CHILD_TIMEOUT_S);
-        std::vector<result_row> mine;
+    kfc::run_in_child<result_row>(CHILD_TIMEOUT_S, rows, [&](std::vector<result_row> &mine) {
         run_task(dir, name, quick, mine);
-        for (const result_row &r : mine)
-            if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
-        _exit(0);
-    }
-    close(fds[1]);
-    result_row r;
-    size_t got = 0;
-    while (read(fds[0], &r, sizeof r) == (ssize_t)sizeof r) { rows.push_back(r); ++got; }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && got > 0) return;
-    memset(&r, 0, sizeof r);
-    snprintf(r.task, sizeof r.task, "%s", name);
-    if (WIFSIGNALED(status)) snprintf(r.shape, sizeof r.shape, "child killed by signal %d", WTERMSIG(status));
-    else snprintf(r.shape, sizeof r.shape, "child exit %d", WEXITSTATUS(status));
-    r.total = 1;     /* counts as a failed check */
-    rows.push_back(r);
+    }, [&](const char *how) {
+        result_row r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.task, sizeof r.task, "%s", name);
+        snprintf(r.shape, sizeof r.shape, "%s", how);
+        r.total = 1;     /* counts as a failed check */
+        return r;
+    });
 }
 
 static double rate(double work, double ms) { return ms > 0 ? work / (ms * 1e-3) : 0.0; }
@@ -468,13 +431,23 @@ static int print_table(const std::vector<result_row> &rows) {
         char time_ms[16] = "-", achieved[32], pct[32] = "-", tgt[16] = "-", check[32] = "-";
         if (r.time_ms > 0) snprintf(time_ms, sizeof time_ms, "%.4f", r.time_ms);
         format_rate(achieved, sizeof achieved, rate(r.work, r.time_ms), r.unit);
-        double frac = 0.0;
-        if (!strcmp(r.task, "d2d_copy")) snprintf(pct, sizeof pct, "(ceiling)");
-        else if (r.baseline_ms > 0) frac = r.baseline_ms / r.time_ms;
-        else if (r.time_ms > 0 && copy_bps > 0) frac = rate(r.work, r.time_ms) / copy_bps;
+        double frac = 0.0, target = TARGET;
+        const char *of = "copy";
+        if (!strcmp(r.task, "d2d_copy")) {
+            snprintf(pct, sizeof pct, "(ceiling)");
+        } else if (r.baseline_ms > 0) {
+            frac = r.baseline_ms / r.time_ms;
+            of = "cuBLAS";
+        } else if (r.target_tflops > 0 && r.time_ms > 0) {
+            frac = rate(r.work, r.time_ms) * 1e-12 / r.target_tflops;
+            target = 1.0;
+            of = "target";
+        } else if (r.time_ms > 0 && copy_bps > 0 && r.unit == UNIT_BYTES && !kfc::has_no_baseline(r.task)) {
+            frac = rate(r.work, r.time_ms) / copy_bps;
+        }
         if (frac > 0) {
-            snprintf(pct, sizeof pct, "%.1f%% %s", 100.0 * frac, r.baseline_ms > 0 ? "cuBLAS" : "copy");
-            snprintf(tgt, sizeof tgt, "%s%.0f%%", frac >= TARGET ? "met " : "MISS ", 100.0 * TARGET);
+            snprintf(pct, sizeof pct, "%.1f%% %s", 100.0 * frac, of);
+            snprintf(tgt, sizeof tgt, "%s%.0f%%", frac >= target ? "met " : "MISS ", 100.0 * target);
         }
         if (r.total > 0)
             snprintf(check, sizeof check, "%s %d/%d", r.passed == r.total ? "PASS" : "FAIL", r.passed, r.total);

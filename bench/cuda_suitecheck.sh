@@ -5,6 +5,7 @@
 # the one in docs/task-suite.md. Build where kforge builds (cJSON, libkforge.a); run on the GPU machine.
 # Usage: bash bench/cuda_suitecheck.sh [--build-only | --run-only] [--sanitize] [--level N] [TASK...]
 #   default tasks: every task of level N (default 1) that has a CUDA reference, after the copy-bandwidth row.
+# KF_SUITECHECK_DIR: where to build (default .gpu/suitecheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export KFORGE_HOME=$PWD

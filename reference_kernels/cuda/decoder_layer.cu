@@ -1,9 +1,9 @@
 /* Reference kernel for decoder_layer: qkv = rms(x) Wqkv; attn = causal GQA attention; h = x + attn Wo;
- * act = silu(rms(h) W1[:, :F]) * (rms(h) W1[:, F:]); y = h + act W2. Four fused GEMMs (tile/gemm_fused.cuh) and the
+ * act = silu(rms(h) W1[:, :F]) * (rms(h) W1[:, F:]); y = h + act W2. Four fused GEMMs (tile/gemm.cuh) and the
  * flash attention (tile/flash.cuh) reading the packed qkv rows in place; intermediates round to bf16 where an unfused
  * layer stores them. attn lives in act's buffer and h in y's (F >= H*D), so the layer needs no memory of its own. */
 #include "tile/flash.cuh"
-#include "tile/gemm_fused.cuh"
+#include "tile/gemm.cuh"
 
 namespace {
 constexpr float RMS_EPS = 1e-6f;
@@ -26,7 +26,7 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     proj.K = Dm;
     proj.ldb = Nqkv;
     proj.eps = RMS_EPS;
-    if ((rc = kf::gemm_fused<kf::GEMM_ROW_RMS>(proj, stream)) != 0) return rc;
+    if ((rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS>(proj, 1, stream)) != 0) return rc;
 
     const long long row = Nqkv, seq = (long long)L * Nqkv;
     kf::attn_args a = {};
@@ -54,7 +54,7 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     out.K = Dm;
     out.ldb = Dm;
     out.residual = x;
-    if ((rc = kf::gemm_fused<kf::GEMM_RESIDUAL>(out, stream)) != 0) return rc;
+    if ((rc = kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(out, 1, stream)) != 0) return rc;
 
     kf::gemm_args up = {};
     up.A = h;
@@ -66,7 +66,7 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     up.K = Dm;
     up.ldb = 2 * F;
     up.eps = RMS_EPS;
-    if ((rc = kf::gemm_fused<kf::GEMM_ROW_RMS | kf::GEMM_DUAL>(up, stream)) != 0) return rc;
+    if ((rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS | kf::GEMM_DUAL>(up, 1, stream)) != 0) return rc;
 
     kf::gemm_args down = {};
     down.A = act;
@@ -77,5 +77,5 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     down.K = F;
     down.ldb = Dm;
     down.residual = h;   /* y in place: each element is read by the thread that then writes it */
-    return kf::gemm_fused<kf::GEMM_RESIDUAL>(down, stream);
+    return kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(down, 1, stream);
 }

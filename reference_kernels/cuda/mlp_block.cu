@@ -1,8 +1,8 @@
 /* Reference kernel for mlp_block: act = silu(xn @ Wg) * (xn @ Wu) with xn = x / rms(x) * gamma, then
  * y = x + act @ Wd; bf16 in and out, fp32 accumulation, act stored in bf16 and read back for the second product.
- * Two launches of the fused GEMM of tile/gemm_fused.cuh: RMSNorm prologue with a SwiGLU epilogue, then a residual
+ * Two launches of the fused GEMM of tile/gemm.cuh: RMSNorm prologue with a SwiGLU epilogue, then a residual
  * epilogue. */
-#include "tile/gemm_fused.cuh"
+#include "tile/gemm.cuh"
 
 namespace {
 constexpr float RMS_EPS = 1e-6f;
@@ -22,7 +22,7 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, con
     up.ldb = F;
     up.gain = gamma;
     up.eps = RMS_EPS;
-    const int rc = kf::gemm_fused<kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN | kf::GEMM_DUAL>(up, stream);
+    const int rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN | kf::GEMM_DUAL>(up, 1, stream);
     if (rc != 0) return rc;
     kf::gemm_args down = {};
     down.A = act;
@@ -33,5 +33,5 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, con
     down.K = F;
     down.ldb = Dm;
     down.residual = x;
-    return kf::gemm_fused<kf::GEMM_RESIDUAL>(down, stream);
+    return kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(down, 1, stream);
 }

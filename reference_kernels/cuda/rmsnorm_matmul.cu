@@ -1,7 +1,8 @@
 /* Reference kernel for rmsnorm_matmul: Y = (x / rms(x) * gamma) @ W per row of X, bf16 in and out, fp32 accumulation.
- * The fused GEMM of tile/gemm_fused.cuh: one helper warp sums the squares of the A rows from the tiles TMA already
- * brought in, two more fold gamma into the W tiles, and 1/rms scales the accumulator rows in the epilogue. */
-#include "tile/gemm_fused.cuh"
+ * The GEMM of tile/gemm.cuh with its prologue: each consumer warpgroup takes its X operands through registers, sums
+ * their squares and multiplies them by gamma there before the wgmma; 1/rms scales the accumulator rows on the way
+ * out. */
+#include "tile/gemm.cuh"
 
 namespace {
 constexpr float RMS_EPS = 1e-6f;
@@ -19,5 +20,5 @@ extern "C" int kf_launch(const __nv_bfloat16 *X, const __nv_bfloat16 *gamma, con
     g.ldb = N;
     g.gain = gamma;
     g.eps = RMS_EPS;
-    return kf::gemm_fused<kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN>(g, stream);
+    return kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN>(g, 1, stream);
 }

@@ -1,8 +1,8 @@
-/* Reference kernel for softmax_topk: per row of x (bf16 [rows, cols]), the k entries of softmax(x) ranked first
- * (larger x first, equal x: smaller column first) as probabilities (f32 vals) and columns (i32 idx).
- * One block per row; rows up to 8192 in registers, each entry a 32-bit key ordered by value then column, selection
- * by k rounds of a key maximum (redux.sync): per-warp top-k lists merged by one warp for k <= 32, block-wide rounds
- * above; longer rows re-read memory each round with float compares (tile/reduce_arg.cuh's tie rule). */
+/* Reference kernel for softmax_topk: per row of x (bf16 [rows, cols]) the k entries of softmax(x) ranked first (larger
+ * x, then smaller column) as f32 probabilities and i32 columns; an entry ranks by one 32-bit key. Fast path (k <= 32,
+ * cols <= 4096, 16-byte rows): a warp per row in registers; the k-th largest lane maximum bounds the top k from below,
+ * so only the few entries at or above it are gathered (shared atomics) and ranked by redux.sync rounds. Other rows:
+ * a block per row (rows up to 8192 in registers), longer rows re-read memory each round (tile/reduce_arg.cuh). */
 #include "tile/reduce.cuh"
 #include "tile/reduce_arg.cuh"
 #include "tile/rows.cuh"
@@ -146,6 +146,145 @@ __global__ void __launch_bounds__(STREAM_THREADS) topk_stream(const bf16 *x, flo
     }
 }
 
+/* ---- fast path: one warp per row ---- */
+constexpr int ROW_WARPS = 8;                             /* rows per block, a warp each */
+constexpr int CAND_CAP = 2 * kf::WARP;                   /* gathered candidates a warp ranks, two per lane */
+constexpr int MAX_CHUNKS = 16;                           /* 16-byte vectors per lane: rows up to 4096 columns */
+constexpr unsigned BF16_NEG_INF_PAIR = 0xff80ff80u;      /* what a lane holds past the row's end */
+constexpr unsigned BF16_HIGH = 0xffff0000u;
+
+__device__ __forceinline__ float bf16_lo(unsigned pair) { return __uint_as_float(pair << 16); }
+__device__ __forceinline__ float bf16_hi(unsigned pair) { return __uint_as_float(pair & BF16_HIGH); }
+
+/* Element e (< 8) of a 16-byte vector of bf16, widened. */
+__device__ __forceinline__ float vec_elem(const uint4 &v, int e) {
+    const unsigned w = e < 2 ? v.x : e < 4 ? v.y : e < 6 ? v.z : v.w;
+    return e % 2 ? bf16_hi(w) : bf16_lo(w);
+}
+
+__device__ __forceinline__ float vec_max(const uint4 &v) {
+    __nv_bfloat162 m = __hmax2(__hmax2(*reinterpret_cast<const __nv_bfloat162 *>(&v.x),
+                                       *reinterpret_cast<const __nv_bfloat162 *>(&v.y)),
+                               __hmax2(*reinterpret_cast<const __nv_bfloat162 *>(&v.z),
+                                       *reinterpret_cast<const __nv_bfloat162 *>(&v.w)));
+    return fmaxf(__low2float(m), __high2float(m));
+}
+
+/* Order-preserving key of a value alone (column bits 0), for ranking lane maxima. */
+__device__ __forceinline__ unsigned value_key(float v) { return make_key(v, (int)KEY_COL_MASK); }
+
+template <int CHUNKS>
+__device__ __forceinline__ void load_row(uint4 (&v)[CHUNKS], const bf16 *x, long long row, int cols) {
+    const uint4 *src = reinterpret_cast<const uint4 *>(x + row * cols);
+    const int vecs = cols / kf::BF16_PER_VEC, lane = threadIdx.x % kf::WARP;
+#pragma unroll
+    for (int j = 0; j < CHUNKS; ++j) {
+        const int at = j * kf::WARP + lane;
+        v[j] = at < vecs ? __ldcs(src + at)
+                         : make_uint4(BF16_NEG_INF_PAIR, BF16_NEG_INF_PAIR, BF16_NEG_INF_PAIR, BF16_NEG_INF_PAIR);
+    }
+}
+
+/* One row, held by the warp in v; cand: the warp's list in shared memory. */
+template <int CHUNKS>
+__device__ __forceinline__ void topk_row(const uint4 (&v)[CHUNKS], const bf16 *x, float *vals, int *idx,
+                                         long long row, int cols, int k, unsigned *cand) {
+    const int lane = threadIdx.x % kf::WARP;
+    float chunk_max[CHUNKS], lane_max = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < CHUNKS; ++j) {
+        chunk_max[j] = vec_max(v[j]);
+        lane_max = fmaxf(lane_max, chunk_max[j]);
+    }
+    const float mx = key_value(__reduce_max_sync(kf::FULL_MASK, value_key(lane_max)));
+    const float m_log2 = mx * kf::LOG2E;
+
+    /* every top-k entry is at least the k-th largest lane maximum (k lanes hold one that large) */
+    unsigned mine = value_key(lane_max), tau = 0;
+    for (int r = 0; r < k; ++r) {
+        tau = __reduce_max_sync(kf::FULL_MASK, mine);
+        if (lane == __ffs(__ballot_sync(kf::FULL_MASK, mine == tau)) - 1) mine = 0;
+    }
+    const float floor_v = tau ? key_value(tau) : -INFINITY;
+
+    /* the entries at or above the floor, appended to the warp's list (rare: a handful per row) */
+    __shared__ int n_cand_all[ROW_WARPS];
+    int *n_cand = &n_cand_all[threadIdx.x / kf::WARP];
+    if (lane == 0) *n_cand = 0;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < CHUNKS; ++j)
+        if (chunk_max[j] >= floor_v)
+#pragma unroll
+            for (int e = 0; e < kf::BF16_PER_VEC; ++e) {
+                const int c = (j * kf::WARP + lane) * kf::BF16_PER_VEC + e;
+                const float val = vec_elem(v[j], e);
+                if (c < cols && val >= floor_v) {
+                    const int at = atomicAdd(n_cand, 1);
+                    if (at < CAND_CAP) cand[at] = make_key(val, c);
+                }
+            }
+    __syncwarp();
+    const int total = *n_cand;
+    /* widened again here rather than kept from above: 128 live floats would cost the occupancy */
+    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < CHUNKS; ++j) {
+        const unsigned w[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            part[q] += kf::exp2_fast(fmaf(bf16_lo(w[q]), kf::LOG2E, -m_log2));
+            part[q] += kf::exp2_fast(fmaf(bf16_hi(w[q]), kf::LOG2E, -m_log2));
+        }
+    }
+    float sum = (part[0] + part[1]) + (part[2] + part[3]);
+    kf::warp_reduce<kf::op_sum>(sum, sum);
+
+    unsigned prev = ~0u, picked = 0;
+    if (total <= CAND_CAP) {
+        const unsigned c0 = lane < total ? cand[lane] : 0u;
+        const unsigned c1 = lane + kf::WARP < total ? cand[lane + kf::WARP] : 0u;
+        for (int r = 0; r < k; ++r) {
+            prev = __reduce_max_sync(kf::FULL_MASK, max(c0 < prev ? c0 : 0u, c1 < prev ? c1 : 0u));
+            if (lane == r) picked = prev;
+        }
+    } else {                                             /* heavy ties: rank every entry, re-read from cache */
+        const bf16 *xr = x + row * cols;
+        for (int r = 0; r < k; ++r) {
+            unsigned best = 0;
+            for (int c = lane; c < cols; c += kf::WARP) {
+                const unsigned key = make_key(__bfloat162float(xr[c]), c);
+                best = max(best, key < prev ? key : 0u);
+            }
+            prev = __reduce_max_sync(kf::FULL_MASK, best);
+            if (lane == r) picked = prev;
+        }
+    }
+    if (lane < k) {
+        vals[row * k + lane] = kf::exp2_fast(fmaf(key_value(picked), kf::LOG2E, -m_log2)) / sum;
+        idx[row * k + lane] = key_col(picked);
+    }
+}
+
+/* One warp per row; the block's warps share nothing but the launch. */
+template <int CHUNKS>
+__global__ void __launch_bounds__(ROW_WARPS * kf::WARP)
+topk_warp(const bf16 *x, float *vals, int *idx, int rows, int cols, int k) {
+    __shared__ unsigned cand[ROW_WARPS][CAND_CAP];
+    const int warp = threadIdx.x / kf::WARP;
+    const long long row = (long long)blockIdx.x * ROW_WARPS + warp;
+    if (row >= rows) return;                             /* whole warps: nothing below syncs the block */
+    uint4 v[CHUNKS];
+    load_row(v, x, row, cols);
+    topk_row(v, x, vals, idx, row, cols, k, cand[warp]);
+}
+
+template <int CHUNKS> void launch_warp(const bf16 *x, float *vals, int *idx, int rows, int cols, int k,
+                                       cudaStream_t stream) {
+    topk_warp<CHUNKS><<<(unsigned)kf::ceil_div(rows, ROW_WARPS), ROW_WARPS * kf::WARP, 0, stream>>>(x, vals, idx,
+                                                                                                    rows, cols, k);
+}
+
 template <int THREADS>
 void launch_regs(bool vec, const bf16 *x, float *vals, int *idx, int rows, int cols, int k, cudaStream_t stream) {
     if (vec) topk_regs<THREADS, true><<<rows, THREADS, 0, stream>>>(x, vals, idx, cols, k);
@@ -158,6 +297,13 @@ extern "C" int kf_launch(const bf16 *x, float *vals, int *idx, int rows, int col
     if (kf::bad_shape(rows, cols, k) || k > cols) return (int)cudaErrorInvalidValue;
     if (rows == 0 || k == 0) return 0;
     const bool vec = kf::row_vec_ok<bf16>(x, cols);
+    constexpr int WARP_COLS = kf::WARP * kf::BF16_PER_VEC;   /* columns per 16-byte vector of every lane */
+    if (vec && k <= kf::WARP && cols <= MAX_CHUNKS * WARP_COLS) {
+        if (cols <= MAX_CHUNKS / 4 * WARP_COLS) launch_warp<MAX_CHUNKS / 4>(x, vals, idx, rows, cols, k, stream);
+        else if (cols <= MAX_CHUNKS / 2 * WARP_COLS) launch_warp<MAX_CHUNKS / 2>(x, vals, idx, rows, cols, k, stream);
+        else launch_warp<MAX_CHUNKS>(x, vals, idx, rows, cols, k, stream);
+        return kf::launch_status();
+    }
     /* as few threads per row as hold it in VPT vectors each: several loads in flight per thread, cheap reductions */
     const int per_thread = VPT * kf::BF16_PER_VEC;
     if (cols <= 64 * per_thread) launch_regs<64>(vec, x, vals, idx, rows, cols, k, stream);

@@ -4,9 +4,9 @@
  * warpgroups with P fed from the S registers and the online softmax in between. Any other shape: mma.sync, D <= 256.
  * Kernels live in an unnamed namespace. */
 #pragma once
-#include "mma_frag.cuh"
-#include "tma_strided.cuh"
-#include "wgmma_narrow.cuh"
+#include "mma.cuh"
+#include "tma.cuh"
+#include "wgmma.cuh"
 
 namespace kf {
 
@@ -26,7 +26,6 @@ struct attn_args {
     bool causal;                          /* query i sees keys j <= i */
 };
 
-constexpr float LOG2E = 1.4426950408889634f;
 constexpr int FA_MAX_D = 256;
 
 namespace {
@@ -42,6 +41,7 @@ constexpr int FA_PRODUCER_REGS = 40, FA_CONSUMER_REGS = 232;
 constexpr int FA_K_STEPS = FA_BN / WG_K;                   /* key steps of O += P V */
 constexpr int FA_D_STEP_BYTES = WG_K * 2;                  /* next 16 d columns of a K-major row */
 constexpr int FA_KEY_STEP_BYTES = WG_K * SWIZZLE_BYTES;    /* next 16 key rows of V */
+constexpr int FA_MAP_RANK = 4;                             /* {d, l or head, head or l, b} */
 static_assert(FA_BM == FA_BN, "the causal tile count assumes square tiles");
 
 template <int DH> struct fa_smem {
@@ -118,7 +118,7 @@ struct fa_rows { float m[2], l[2]; };
 /* S (scores of one key tile, in registers) becomes P = exp2(S * scale_log2 - m) in place; O and l are rescaled to the
  * new running max. mask: keys past L, or (causal) past the query, are excluded. */
 template <int DH>
-__device__ __forceinline__ void fa_softmax(rt_wg128 &S, rt_wg<DH> &O, fa_rows &st, const fa_params &p, int row0,
+__device__ __forceinline__ void fa_softmax(rt_wg<FA_BN> &S, rt_wg<DH> &O, fa_rows &st, const fa_params &p, int row0,
                                            int key0, bool mask) {
     const int lane = threadIdx.x % WARP;
     const int row_base = row0 + 16 * ((threadIdx.x / WARP) % (WARPGROUP / WARP)) + lane / 4;
@@ -156,7 +156,7 @@ template <int DH>
 __device__ void fa_consume(const fa_smem<DH> &sm, const fa_params &p, int qb, int h, int b, int slice) {
     const int row0 = qb * FA_BM + slice * WG_M;               /* first query of this warpgroup */
     const uint8_t *q_slice = sm.q + slice * WG_M * SWIZZLE_BYTES;
-    rt_wg128 S;
+    rt_wg<FA_BN> S;
     rt_wg<DH> O;
 #pragma unroll
     for (int i = 0; i < WG_M * DH / WARPGROUP; ++i) O.d[i] = 0.0f;
@@ -172,7 +172,7 @@ __device__ void fa_consume(const fa_smem<DH> &sm, const fa_params &p, int qb, in
 #pragma unroll
         for (int kd = 0; kd < DH / WG_K; ++kd) {
             const int sub = kd / (FA_BOX_COLS / WG_K), step = kd % (FA_BOX_COLS / WG_K);
-            wgmma_ss_kk(S, desc_k_major(q_slice + sub * FA_SUB_BYTES + step * FA_D_STEP_BYTES),
+            wgmma<WG_B_K_MAJOR>(S, desc_k_major(q_slice + sub * FA_SUB_BYTES + step * FA_D_STEP_BYTES),
                         desc_k_major(sm.k_at(s) + sub * FA_SUB_BYTES + step * FA_D_STEP_BYTES), kd > 0);
         }
         wgmma_commit();
@@ -186,7 +186,7 @@ __device__ void fa_consume(const fa_smem<DH> &sm, const fa_params &p, int qb, in
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < FA_K_STEPS; ++kk)
-            wgmma_rs(O, P[kk], desc_mn_major(sm.v_at(s) + kk * FA_KEY_STEP_BYTES, FA_SUB_BYTES), 1);
+            wgmma<WG_B_MN_MAJOR>(O, P[kk], desc_mn_major(sm.v_at(s) + kk * FA_KEY_STEP_BYTES, FA_SUB_BYTES), 1);
         wgmma_commit();
         wgmma_wait<0>();
         if (warp_leader) mbar_arrive(&sm.empty[s]);
@@ -238,11 +238,11 @@ flash_wgmma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ C
 /* A tensor map over the whole tensor behind a view, boxes of 64 d-columns x FA_BN rows of one head. */
 inline bool fa_map(CUtensorMap *dst, const attn_view &v, int B, int L, int D) {
     const bool heads_inner = v.stride_h < v.stride_l;
-    const long long dims[TMA_4D] = {D, heads_inner ? v.heads : L, heads_inner ? L : v.heads, B};
-    const long long strides[TMA_4D - 1] = {heads_inner ? v.stride_h : v.stride_l, heads_inner ? v.stride_l : v.stride_h,
-                                           v.stride_b};
-    const int box[TMA_4D] = {FA_BOX_COLS, heads_inner ? 1 : FA_BN, heads_inner ? FA_BN : 1, 1};
-    return make_tensor_map_bf16_4d(dst, v.base, dims, strides, box);
+    const long long dims[FA_MAP_RANK] = {D, heads_inner ? v.heads : L, heads_inner ? L : v.heads, B};
+    const long long strides[FA_MAP_RANK - 1] = {heads_inner ? v.stride_h : v.stride_l,
+                                                heads_inner ? v.stride_l : v.stride_h, v.stride_b};
+    const int box[FA_MAP_RANK] = {FA_BOX_COLS, heads_inner ? 1 : FA_BN, heads_inner ? FA_BN : 1, 1};
+    return make_tensor_map_bf16<FA_MAP_RANK>(dst, v.base, dims, strides, box);
 }
 
 inline bool fa_fast_path_fits(const attn_args &a) {

@@ -1,8 +1,10 @@
-/* Register tiles of 16x16 for warp-level tensor-core MMA (mma.sync m16n8k16, bf16 in, fp32 accumulate):
- * rt_a (A operand, row-major source), rt_b (B operand from a row-major [K][N] source), rt_acc (fp32 result).
- * Loads come from shared memory through ldmatrix; rows there must start on 16-byte boundaries. */
+/* Register tiles of 16x16 for warp-level MMA (mma.sync m16n8k16, bf16 in, fp32 accumulate): rt_a, rt_b, rt_acc,
+ * loaded from shared memory by ldmatrix (rows on 16-byte boundaries): A row-major or transposed, B from [K][N] or
+ * K-major [N][K]; an accumulator repacked as the next product's A operand (P feeding P @ V), where each accumulator
+ * element sits, and reductions over an accumulator row (the 4 lanes of a quad). */
 #pragma once
 #include "common.cuh"
+#include "reduce.cuh"
 
 namespace kf {
 
@@ -35,16 +37,40 @@ __device__ __forceinline__ void load(rt_b &dst, const __nv_bfloat16 *src, int ld
                  : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
 }
 
+/* src: top-left of the 16(n)x16(k) tile in shared memory, ld elements per row. Lanes 0-7 / 8-15 / 16-23 / 24-31
+ * address the quarters (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15): the registers of load()
+ * from a [K][N] tile, without the transpose. */
+__device__ __forceinline__ void load_nk(rt_b &dst, const __nv_bfloat16 *src, int ld) {
+    const int lane = threadIdx.x % WARP, quarter = lane / 8;
+    const __nv_bfloat16 *row = src + (lane % 8 + 8 * (quarter / 2)) * ld + 8 * (quarter % 2);
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+}
+
+/* src: top-left of a 16(k)x16(m) row-major tile, i.e. Aᵀ; transposed on the way in. Quarter j of rt_a
+ * (m 8*(j%2).., k 8*(j/2)..) comes from rows k 8*(j/2).. and columns m 8*(j%2).. of src. */
+__device__ __forceinline__ void load_trans(rt_a &dst, const __nv_bfloat16 *src, int ld) {
+    const int lane = threadIdx.x % WARP, j = lane / 8;
+    const __nv_bfloat16 *row = src + (8 * (j / 2) + lane % 8) * ld + 8 * (j % 2);
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+}
+
+/* dst += a @ b for columns 8*half .. 8*half + 7 of the tile only (d[4*half .. 4*half + 3]). */
+__device__ __forceinline__ void mma_ab_half(rt_acc &dst, const rt_a &a, const rt_b &b, int half) {
+    float *d = dst.d + 4 * half;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[2 * half]), "r"(b.r[2 * half + 1]));
+}
+
 /* dst += a @ b */
 __device__ __forceinline__ void mma_ab(rt_acc &dst, const rt_a &a, const rt_b &b) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-        float *d = dst.d + 4 * half;
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[2 * half]), "r"(b.r[2 * half + 1]));
-    }
+    mma_ab_half(dst, a, b, 0);
+    mma_ab_half(dst, a, b, 1);
 }
 
 /* Writes the tile whose top-left is (row0, col0) of a rows x cols row-major bf16 matrix, skipping what lies outside. */
@@ -57,6 +83,29 @@ __device__ __forceinline__ void store(__nv_bfloat16 *dst, const rt_acc &src, lon
         const long long c = col0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
         if (r < rows && c < cols) dst[r * cols + c] = __float2bfloat16_rn(src.d[i]);
     }
+}
+
+constexpr int QUAD = 4;   /* lanes that share the rows of an mma accumulator */
+
+/* The accumulator's layout is the A operand's: rows lane/4 (+8), columns 2*(lane%4) (+8), rounded to bf16. */
+__device__ __forceinline__ void to_a(rt_a &dst, const rt_acc &src) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const __nv_bfloat162 v = __floats2bfloat162_rn(src.d[2 * i], src.d[2 * i + 1]);
+        dst.r[i] = *reinterpret_cast<const uint32_t *>(&v);
+    }
+}
+
+/* Accumulator element i sits at row lane/4 + 8*acc_row_half(i), column acc_col(i) of its 16x16 tile (wgmma
+ * accumulators follow the same pattern per warp, with columns continuing past 16). */
+__device__ __forceinline__ int acc_row_half(int i) { return (i / 2) % 2; }
+__device__ __forceinline__ int acc_col(int i) { return 8 * (i / 4) + 2 * (threadIdx.x % QUAD) + i % 2; }
+
+/* Combines a per-lane partial over the quad that holds one accumulator row. */
+template <class Op>
+__device__ __forceinline__ float quad_reduce(float v) {
+    v = Op::apply(v, __shfl_xor_sync(FULL_MASK, v, 1));
+    return Op::apply(v, __shfl_xor_sync(FULL_MASK, v, 2));
 }
 
 } /* namespace kf */

@@ -1,6 +1,7 @@
-/* Bulk tensor copies (TMA, sm_90) into 128-byte-swizzled shared tiles, completed on shared-memory mbarriers.
- * Host side: building a 2-D bf16 tensor map through the driver entry point the runtime hands out (no -lcuda).
- * Device side: mbarrier init / arrive / expect-bytes / wait, and the 2-D tile load. */
+/* Bulk tensor copies (TMA, sm_90) between global bf16 tensors and shared tiles, completed on shared-memory mbarriers.
+ * Host side: tensor maps of any rank up to 5 (dim 0 contiguous, the others at 16-byte-multiple strides), built
+ * through the driver entry point the runtime hands out (no -lcuda), with the usual 2-D, pitched and batched shapes
+ * named. Device side: mbarrier init / arrive / expect-bytes / wait, loads of rank 2-4, and the stores back. */
 #pragma once
 #include <cuda.h>
 #include "common.cuh"
@@ -10,6 +11,7 @@ namespace kf {
 constexpr int SWIZZLE_BYTES = 128;                     /* widest TMA/wgmma swizzle: one smem row of a tile */
 constexpr int SWIZZLE_ATOM_BYTES = 8 * SWIZZLE_BYTES;  /* 8 rows: the span after which the pattern repeats */
 constexpr int TMA_STRIDE_ALIGN = 16;                   /* global row pitch and base must be multiples of this */
+constexpr int TMA_MAX_RANK = 5;
 constexpr unsigned DRIVER_API_VERSION = 12000;         /* cuTensorMapEncodeTiled as introduced in CUDA 12.0 */
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -28,19 +30,47 @@ inline encode_tiled_fn tensor_map_encoder() {
     return fn;
 }
 
-/* A rows x cols row-major bf16 matrix read in boxes of box_rows x box_cols, 128-byte swizzle, zeros outside.
- * box_cols * 2 must be at most SWIZZLE_BYTES; false when the driver refuses (pitch, alignment, no entry point). */
-inline bool make_tensor_map_bf16(CUtensorMap *dst, const __nv_bfloat16 *base, long long rows, long long cols,
-                                 int box_rows, int box_cols) {
+/* A rank-R bf16 view: dims[0] contiguous, strides[i] elements between consecutive indices of dim i + 1, boxes of
+ * box[i] elements along dim i. Swizzled boxes are 128-byte swizzled (box[0] * 2 at most SWIZZLE_BYTES); elements
+ * outside the view read as zero and are not written. False when the driver refuses (pitch or base not 16-byte
+ * aligned, no entry point). */
+template <int R>
+inline bool make_tensor_map_bf16(CUtensorMap *dst, const __nv_bfloat16 *base, const long long (&dims)[R],
+                                 const long long (&strides)[R - 1], const int (&box)[R], bool swizzle = true) {
+    static_assert(R >= 2 && R <= TMA_MAX_RANK, "TMA tensors have rank 2 to 5");
     const encode_tiled_fn encode = tensor_map_encoder();
     if (!encode) return false;
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t pitch[1] = {(cuuint64_t)cols * sizeof(__nv_bfloat16)};
-    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-    const cuuint32_t unit_steps[2] = {1, 1};
-    return encode(dst, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)base, dims, pitch, box, unit_steps,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    cuuint64_t size[R], pitch[R - 1];
+    cuuint32_t box_elems[R], unit_steps[R];
+    for (int i = 0; i < R; ++i) {
+        size[i] = (cuuint64_t)dims[i];
+        box_elems[i] = (cuuint32_t)box[i];
+        unit_steps[i] = 1;
+    }
+    for (int i = 0; i < R - 1; ++i) pitch[i] = (cuuint64_t)strides[i] * sizeof(__nv_bfloat16);
+    return encode(dst, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, R, (void *)base, size, pitch, box_elems, unit_steps,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* A rows x cols bf16 matrix whose rows start pitch elements apart (pitch >= cols), in box_rows x box_cols boxes. */
+inline bool make_tensor_map_bf16_pitched(CUtensorMap *dst, const __nv_bfloat16 *base, long long rows, long long cols,
+                                         long long pitch, int box_rows, int box_cols) {
+    return make_tensor_map_bf16<2>(dst, base, {cols, rows}, {pitch}, {box_cols, box_rows});
+}
+
+/* A contiguous row-major rows x cols matrix. */
+inline bool make_tensor_map_bf16(CUtensorMap *dst, const __nv_bfloat16 *base, long long rows, long long cols,
+                                 int box_rows, int box_cols) {
+    return make_tensor_map_bf16_pitched(dst, base, rows, cols, cols, box_rows, box_cols);
+}
+
+/* batch matrices of rows x cols, row pitch `pitch`, one after another (batch_stride elements apart); each box lies
+ * in one matrix, so zero fill stops at every matrix edge. */
+inline bool make_tensor_map_bf16_batched(CUtensorMap *dst, const __nv_bfloat16 *base, long long batch, long long rows,
+                                         long long cols, long long pitch, long long batch_stride, int box_rows,
+                                         int box_cols) {
+    return make_tensor_map_bf16<3>(dst, base, {cols, rows, batch}, {pitch, batch_stride}, {box_cols, box_rows, 1});
 }
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -76,12 +106,50 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, int parity) {
     }
 }
 
-/* dst (shared, 1024-byte aligned) <- the box whose top-left is (row, col); completes on bar. */
+/* Shared memory written by ordinary stores, next read by the copy engine or the tensor cores: each writing thread
+ * fences before the barrier that hands the tile over. */
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* dst (shared, 1024-byte aligned when swizzled) <- the box whose top-left is (row, col); completes on bar. */
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, int row, int col) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];\n"
                  ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(col), "r"(row), "r"(smem_addr(bar))
                  : "memory");
+}
+
+/* The box at (row, col) of matrix `batch` of a batched map. */
+__device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, uint64_t *bar, int batch, int row,
+                                            int col) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
+                 ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(col), "r"(row), "r"(batch), "r"(smem_addr(bar))
+                 : "memory");
+}
+
+/* The box at coordinates (c0, c1, c2, c3), c0 along the contiguous dimension. */
+__device__ __forceinline__ void tma_load_4d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1, int c2,
+                                            int c3) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+                 ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(smem_addr(bar))
+                 : "memory");
+}
+
+/* The box at (row, col) of matrix `batch` <- src (shared; written by this thread's ordinary stores only after
+ * fence_proxy_async). Stores leave in bulk groups: tma_store_commit closes one, tma_store_wait_read<N> waits until
+ * at most N groups still read shared memory (so their sources may be rewritten), and a block must not exit with
+ * groups still reading. */
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap *map, const void *src, int batch, int row, int col) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+                 ::"l"((uint64_t)map), "r"(col), "r"(row), "r"(batch), "r"(smem_addr(src))
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+template <int N> __device__ __forceinline__ void tma_store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
 
 } /* namespace kf */

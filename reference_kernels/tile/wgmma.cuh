@@ -1,20 +1,25 @@
-/* Warpgroup tensor-core MMA (wgmma, sm_90a): shared-memory matrix descriptors for 128-byte-swizzled tiles and
- * the m64n256k16 bf16 -> fp32 instruction with A K-major ([M][K] rows) and B MN-major ([K][N] rows, as a row-major
- * B is stored). Issued by one warpgroup; the 64x256 fp32 accumulator lives in 128 registers per thread. */
+/* Warpgroup MMA (wgmma, sm_90a), bf16 in, fp32 accumulate: descriptors for 128-byte-swizzled shared tiles, fence /
+ * commit / wait, and m64nNk16 (N = 64, 128, 256) with A from shared memory or registers and B K-major ([N][K] rows) or
+ * MN-major ([K][N] rows). `accumulate` = 0 overwrites the accumulator. d[i] of a 64xN accumulator holds row
+ * 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2 (warp within the warpgroup). */
 #pragma once
 #include "tma.cuh"
 
 namespace kf {
 
-constexpr int WG_M = 64, WG_N = 256, WG_K = 16;  /* one wgmma instruction */
-constexpr int WG_ACC_REGS = WG_M * WG_N / WARPGROUP;
+constexpr int WG_M = 64, WG_K = 16;                /* rows and depth of one wgmma instruction */
 
-struct rt_wg_acc { float d[WG_ACC_REGS]; };  /* thread's share of a 64x256 fp32 tile */
+template <int N> struct rt_wg { float d[WG_M * N / WARPGROUP]; };  /* thread's share of a 64xN fp32 tile */
 
-__device__ __forceinline__ void zero(rt_wg_acc &dst) {
+template <int N> __device__ __forceinline__ void zero(rt_wg<N> &dst) {
 #pragma unroll
-    for (int i = 0; i < WG_ACC_REGS; ++i) dst.d[i] = 0.0f;
+    for (int i = 0; i < WG_M * N / WARPGROUP; ++i) dst.d[i] = 0.0f;
 }
+
+/* A 64x16 bf16 A operand in registers: the mma.sync m16n8k16 A layout of each warp's 16 rows. */
+struct rt_wg_a { uint32_t r[4]; };
+
+enum wg_b_major { WG_B_K_MAJOR = 0, WG_B_MN_MAJOR = 1 };   /* the instruction's trans-b flag */
 
 constexpr uint64_t DESC_SWIZZLE_128B = 1ull << 62;
 
@@ -36,52 +41,121 @@ __device__ __forceinline__ uint64_t desc_mn_major(const void *tile, uint32_t chu
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 
+/* Pins the accumulator registers here: ordinary writes to them (zeroing, scaling) stay on their side of this point,
+ * out of the window in which wgmmas own them (ptxas serialises the wgmmas otherwise, warning C7515). */
+template <int N> __device__ __forceinline__ void wgmma_fence_operand(rt_wg<N> &acc) {
+#pragma unroll
+    for (int i = 0; i < WG_M * N / WARPGROUP; ++i) asm volatile("" : "+f"(acc.d[i])::"memory");
+}
+
 /* Waits until at most `pending` committed groups are still running. */
 template <int pending>
 __device__ __forceinline__ void wgmma_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(pending) : "memory");
 }
 
-/* dst += a @ b for a 64x16 K-major A and a 16x256 MN-major B (B transposed on the way in: trans-b = 1). */
-__device__ __forceinline__ void wgmma_ab(rt_wg_acc &dst, uint64_t a, uint64_t b) {
+/* Operand lists of the accumulator registers, in the instruction's order. */
+#define KF_WG_D8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KF_WG_D32(d, i) KF_WG_D8(d, i), KF_WG_D8(d, i + 8), KF_WG_D8(d, i + 16), KF_WG_D8(d, i + 24)
+#define KF_WG_D64(d) KF_WG_D32(d, 0), KF_WG_D32(d, 32)
+#define KF_WG_D128(d) KF_WG_D32(d, 0), KF_WG_D32(d, 32), KF_WG_D32(d, 64), KF_WG_D32(d, 96)
+#define KF_WG_REGS32 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, " \
+    "%8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, " \
+    "%24, %25, %26, %27, %28, %29, %30, %31"
+#define KF_WG_REGS64 KF_WG_REGS32 ", " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, " \
+    "%40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, " \
+    "%56, %57, %58, %59, %60, %61, %62, %63"
+#define KF_WG_REGS128 KF_WG_REGS64 ", " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, " \
+    "%72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, " \
+    "%88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, " \
+    "%104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, " \
+    "%120, %121, %122, %123, %124, %125, %126, %127"
+#define KF_WG_INSN(SHAPE, REGS, TAIL, ACC_OP) \
+    "{\n .reg .pred p;\n setp.ne.b32 p, " ACC_OP ", 0;\n wgmma.mma_async.sync.aligned." SHAPE \
+    ".f32.bf16.bf16 {" REGS "}, " TAIL ";\n}\n"
+
+/* dst (+)= a @ b, a 64x16 K-major and b 16xN in shared memory (descriptors). */
+template <int BMAJ, int N>
+__device__ __forceinline__ void wgmma(rt_wg<N> &dst, uint64_t a, uint64_t b, int accumulate) {
+    static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64, 128 or 256 wide");
     float *d = dst.d;
-    asm volatile("{\n .reg .pred accumulate;\n setp.ne.b32 accumulate, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, "
-                 "%8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, "
-                 "%24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, "
-                 "%40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, "
-                 "%56, %57, %58, %59, %60, %61, %62, %63, "
-                 "%64, %65, %66, %67, %68, %69, %70, %71, "
-                 "%72, %73, %74, %75, %76, %77, %78, %79, "
-                 "%80, %81, %82, %83, %84, %85, %86, %87, "
-                 "%88, %89, %90, %91, %92, %93, %94, %95, "
-                 "%96, %97, %98, %99, %100, %101, %102, %103, "
-                 "%104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, "
-                 "%120, %121, %122, %123, %124, %125, %126, %127"
-                 "}, %128, %129, accumulate, 1, 1, 0, 1;\n}\n"
-                 :
-        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(a), "l"(b), "n"(1));
+    if constexpr (N == 64)
+        asm volatile(KF_WG_INSN("m64n64k16", KF_WG_REGS32, "%32, %33, p, 1, 1, 0, %35", "%34")
+                     : KF_WG_D32(d, 0) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+    else if constexpr (N == 128)
+        asm volatile(KF_WG_INSN("m64n128k16", KF_WG_REGS64, "%64, %65, p, 1, 1, 0, %67", "%66")
+                     : KF_WG_D64(d) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+    else
+        asm volatile(KF_WG_INSN("m64n256k16", KF_WG_REGS128, "%128, %129, p, 1, 1, 0, %131", "%130")
+                     : KF_WG_D128(d) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+}
+
+/* dst (+)= a @ b, a 64x16 from registers, b 16xN in shared memory. The registers of a must stay untouched until
+ * the instruction has completed (wgmma_wait). */
+template <int BMAJ, int N>
+__device__ __forceinline__ void wgmma(rt_wg<N> &dst, const rt_wg_a &a, uint64_t b, int accumulate) {
+    static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64, 128 or 256 wide");
+    float *d = dst.d;
+    if constexpr (N == 64)
+        asm volatile(KF_WG_INSN("m64n64k16", KF_WG_REGS32, "{%32, %33, %34, %35}, %36, p, 1, 1, %38", "%37")
+                     : KF_WG_D32(d, 0)
+                     : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "l"(b), "r"(accumulate), "n"(BMAJ));
+    else if constexpr (N == 128)
+        asm volatile(KF_WG_INSN("m64n128k16", KF_WG_REGS64, "{%64, %65, %66, %67}, %68, p, 1, 1, %70", "%69")
+                     : KF_WG_D64(d)
+                     : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "l"(b), "r"(accumulate), "n"(BMAJ));
+    else
+        asm volatile(KF_WG_INSN("m64n256k16", KF_WG_REGS128, "{%128, %129, %130, %131}, %132, p, 1, 1, %134", "%133")
+                     : KF_WG_D128(d)
+                     : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "l"(b), "r"(accumulate), "n"(BMAJ));
+}
+
+#undef KF_WG_INSN
+#undef KF_WG_REGS128
+#undef KF_WG_REGS64
+#undef KF_WG_REGS32
+#undef KF_WG_D128
+#undef KF_WG_D64
+#undef KF_WG_D32
+#undef KF_WG_D8
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+/* The A operand for key step kk (columns 16kk..16kk+15 of a 64xN accumulator), rounded to bf16: the accumulator
+ * layout and the register-A layout coincide, so this is a repack with no shuffles. */
+template <int N>
+__device__ __forceinline__ void to_a(rt_wg_a &dst, const rt_wg<N> &src, int kk) {
+    const float *p = src.d + 8 * kk;
+    dst.r[0] = pack_bf16(p[0], p[1]);
+    dst.r[1] = pack_bf16(p[2], p[3]);
+    dst.r[2] = pack_bf16(p[4], p[5]);
+    dst.r[3] = pack_bf16(p[6], p[7]);
+}
+
+/* Lane's ldmatrix row address for the A operand of key step kk from a 128-byte-swizzled K-major tile whose rows are
+ * 128 bytes (64 bf16): rows 16*warp .. +15 of the warpgroup's 64, columns 16kk .. +15. */
+__device__ __forceinline__ uint32_t swizzled_a_row(const uint8_t *tile, int kk) {
+    const int lane = threadIdx.x % WARP, warp = (threadIdx.x / WARP) % (WARPGROUP / WARP);
+    const int row = 16 * warp + lane % 16, chunk = 2 * kk + lane / 16;
+    return smem_addr(tile + row * SWIZZLE_BYTES + ((chunk ^ (row % 8)) * VEC_BYTES));
+}
+
+/* The A operand of key step kk, straight from a swizzled K-major tile in shared memory. */
+__device__ __forceinline__ void load_a(rt_wg_a &dst, const uint8_t *tile, int kk) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(swizzled_a_row(tile, kk)));
 }
 
 } /* namespace kf */

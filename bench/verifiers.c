@@ -261,8 +261,9 @@ static cJSON *battery_json(int seeds, int bench_seeds)
 				"then repeated runs on the same inputs at every test, ragged and hidden shape (bitwise or "
 				"within tolerance as the task says). Each trial poisons the outputs, checks the inputs are "
 				"untouched and every output written, and compares with the fp64 oracle (the reference "
-				"kernel above 3e8 FLOPs) within the task's tolerance. A kernel is correct when every trial "
-				"passes; the battery stops at the first failure.");
+				"kernel on shapes too large for it) within the task's tolerance. A kernel is correct when "
+				"every trial passes; the battery stops at the first failure. seeds and bench_seeds are "
+				"those of the last labelling; each kernel records its own.");
 	cJSON_AddNumberToObject(bat, "seeds", seeds);
 	cJSON_AddNumberToObject(bat, "bench_seeds", bench_seeds);
 	cJSON_AddNumberToObject(bat, "determinism_runs", LABEL_DETERMINISM_RUNS);
@@ -304,6 +305,8 @@ static cJSON *label_kernel(struct kernel *k, enum kf_backend backend, int seeds,
 	cJSON_AddStringToObject(o, "intended", k->intended);
 	cJSON_AddStringToObject(o, "label", ok ? "correct" : "incorrect");
 	cJSON_AddNumberToObject(o, "trials", b.trials);
+	cJSON_AddNumberToObject(o, "seeds", seeds);
+	cJSON_AddNumberToObject(o, "bench_seeds", bench_seeds);
 	if (!ok)
 		cJSON_AddStringToObject(o, "first_failure", b.failure);
 	cJSON_AddNumberToObject(o, "seconds", round(secs * 10) / 10);

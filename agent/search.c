@@ -445,6 +445,7 @@ static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_pe
 	o.call_timeout_s = cfg->call_timeout_s;
 	o.timing_budget_s = cfg->timing_budget_s;
 	o.session = r->session;
+	o.store = r->s; /* the machine's ceilings and the reference's history, as for kforge submit */
 	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);
 }
 

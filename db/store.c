@@ -459,6 +459,30 @@ int kf_store_get_calibration(struct kf_store *s, const char *machine_key, char *
 	return ret;
 }
 
+int kf_store_best_ref_time(struct kf_store *s, const char *task_hash, const char *backend, const char *machine_key,
+			   double *ms, kf_err *err)
+{
+	sqlite3_stmt *st;
+	int rc, ret = KF_OK;
+	*ms = NAN;
+	if ((rc = prepare(s->db,
+			  "SELECT MIN(e.ref_time_ms) FROM evaluations e JOIN candidates c ON c.id = e.candidate_id"
+			  " WHERE c.task_hash = ? AND c.backend = ? AND e.machine_key = ? AND e.verdict = 'ok'"
+			  " AND e.ref_time_ms IS NOT NULL",
+			  &st)) != SQLITE_OK)
+		return db_fail(s->db, rc, err, "reading the reference's best time");
+	sqlite3_bind_text(st, 1, task_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, machine_key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*ms = sqlite3_column_double(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = db_fail(s->db, rc, err, "reading the reference's best time");
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int kf_store_put_calibration(struct kf_store *s, const char *machine_key, const char *json, kf_err *err)
 {
 	const char *params[] = { machine_key, json };

@@ -41,6 +41,10 @@ void kf_store_rollback(struct kf_store *s);
 /* Per-machine calibration (CPU peaks, GPU ceilings): one JSON blob per machine key, replaced on put.
  * *json_out is NULL when the machine has none; otherwise the caller frees it with free(). */
 int kf_store_get_calibration(struct kf_store *s, const char *machine_key, char **json_out, kf_err *err);
+/* The lowest ref_time_ms of an ok evaluation of this task (spec hash) on this backend and machine;
+ * NAN when there is none. */
+int kf_store_best_ref_time(struct kf_store *s, const char *task_hash, const char *backend, const char *machine_key,
+			   double *ms, kf_err *err);
 int kf_store_put_calibration(struct kf_store *s, const char *machine_key, const char *json, kf_err *err);
 
 /* Task specs by hash; putting the same spec again changes nothing. */

@@ -1,11 +1,14 @@
 /* A judge session (eval/judge.h): consecutive evaluations of one task reuse the trusted kernels and
- * buffers, nothing of one candidate carries over to the next, and another task rebuilds the session. */
+ * buffers, nothing of one candidate carries over to the next, and another task rebuilds the session.
+ * Also the judge's guard against a disturbed machine: a reference far slower than its stored best
+ * makes the judge measure again. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fs.h"
+#include "common/sha256.h"
 #include "db/store.h"
 #include "eval/judge.h"
 #include "tests/support/cli.h"
@@ -52,16 +55,22 @@ static void teardown(void)
 
 TestSuite(judge_session, .init = setup, .fini = teardown, .timeout = 300);
 
-static cJSON *judge(const struct kf_task *t, const char *src, size_t len)
+static cJSON *judge_with(const struct kf_task *t, const char *src, size_t len, struct kf_store *with)
 {
 	struct kf_judge_opts o;
 	kf_judge_opts_default(&o);
 	o.session = session;
+	o.store = with;
 	o.timing_budget_s = QUICK_TIMING_S;
 	cJSON *res;
 	kf_err err;
 	cr_assert_eq(kf_judge_evaluate(t, &peaks, src, len, &o, &res, &err), KF_OK, "%s", err.msg);
 	return res;
+}
+
+static cJSON *judge(const struct kf_task *t, const char *src, size_t len)
+{
+	return judge_with(t, src, len, NULL);
 }
 
 static cJSON *judge_example(const struct kf_task *t)
@@ -107,4 +116,42 @@ Test(judge_session, rebuilds_itself_for_another_task)
 	cr_expect_not(reused(b), "a session built for vector_add cannot serve relu_bf16");
 	cJSON_Delete(a);
 	cJSON_Delete(b);
+}
+
+/* Stores res as an evaluation of a candidate with this source. */
+static void record(const struct kf_task *t, const char *src, const cJSON *res)
+{
+	kf_err err;
+	char hash[KF_SHA256_HEX_LEN];
+	kf_sha256_hex(src, strlen(src), hash);
+	cr_assert_eq(kf_store_put_task(store, t->name, t->spec_hash, t->spec_text, &err), KF_OK, "%s", err.msg);
+	struct kf_candidate_rec c = { .task = t->name, .task_hash = t->spec_hash, .backend = "cpu", .origin = "submit",
+				      .submitter = "test", .source = src, .source_hash = hash };
+	int64_t id, eid;
+	cr_assert_eq(kf_store_add_candidate(store, &c, &id, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_store_add_evaluation(store, id, res, &eid, &err), KF_OK, "%s", err.msg);
+}
+
+Test(judge_session, measures_again_when_the_reference_runs_far_slower_than_its_best_here)
+{
+	static const char *const add = "int kf_launch(const float *x, const float *y, float *out, int n) {\n"
+				       "  for (int i = 0; i < n; i++) out[i] = x[i] + y[i];\n  return 0;\n}\n";
+	cJSON *first = judge_with(tasks[0], add, strlen(add), store);
+	cr_assert_str_eq(verdict(first), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(first, "reason")));
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(first, "timing"), "remeasured")) &&
+			  cJSON_GetObjectItem(cJSON_GetObjectItem(first, "timing"), "remeasured")->valuedouble == 0,
+		  "with no history the first measurement stands");
+	/* A stored best the reference can never come near: the machine looks disturbed every time. */
+	cJSON_ReplaceItemInObject(first, "ref_time_ms", cJSON_CreateNumber(1e-6));
+	record(tasks[0], add, first);
+	cJSON *again = judge_with(tasks[0], add, strlen(add), store);
+	cr_assert_str_eq(verdict(again), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(again, "reason")));
+	const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(again, "timing"), "remeasured");
+	double n = cJSON_IsNumber(m) ? m->valuedouble : -1;
+	cr_expect_eq(n, 2, "the judge measured again %g times, expected its limit of 2", n);
+	char *w = cJSON_PrintUnformatted(cJSON_GetObjectItem(again, "warnings"));
+	cr_expect(strstr(w, "slower than its best") != NULL, "no warning says why: %s", w);
+	free(w);
+	cJSON_Delete(first);
+	cJSON_Delete(again);
 }

@@ -234,9 +234,10 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		j->s->off[i] = off;
 		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
 		size_t n = (size_t)(j->s->max_oracle_n[i] > 0 ? j->s->max_oracle_n[i] : 1);
-		j->s->priv[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
-		j->s->keep[i] = t->tensors[i].is_output ? kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype)) : NULL;
-		j->s->scratch[i] = kf_xmalloc(n * kf_dtype_size(t->tensors[i].dtype));
+		size_t host = n * kf_dtype_size(t->tensors[i].dtype);
+		j->s->priv[i] = kf_xmalloc(host);
+		j->s->keep[i] = t->tensors[i].is_output ? kf_xmalloc(host) : NULL;
+		j->s->scratch[i] = kf_xmalloc(host);
 		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
 	j->s->shm_bytes = off ? off : KF_BUF_ALIGN;
@@ -293,6 +294,18 @@ static void session_key(const struct kf_task *t, const struct kf_judge_opts *o, 
 		 o->call_timeout_s, o->cpu_limit_s, o->mem_limit_bytes);
 }
 
+/* Fills an empty (or emptied) session for j's task: trusted kernels (refrec, when given, records the
+ * reference's build; res the vendor baseline's), sampler and buffers. */
+static int session_build(struct judge *j, cJSON *refrec, cJSON *res, kf_err *err)
+{
+	session_clear(j->s);
+	if (kf_trusted_load_pair(j->t, j->b, &j->s->ref, &j->s->oracle, refrec, err) != KF_OK)
+		return err->code;
+	compile_vendor(j, res);
+	j->s->sampler = kf_sampler_new();
+	return alloc_buffers(j, err);
+}
+
 /* The task's trusted kernels and buffers, from the session when it was built for this task and
  * these limits, else built afresh (recorded under "reference" and "vendor"). */
 static int session_prepare(struct judge *j, cJSON *res, kf_err *err)
@@ -307,12 +320,7 @@ static int session_prepare(struct judge *j, cJSON *res, kf_err *err)
 			warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);
 		return KF_OK;
 	}
-	session_clear(j->s);
-	if (kf_trusted_load_pair(j->t, j->b, &j->s->ref, &j->s->oracle, refrec, err) != KF_OK)
-		return err->code;
-	compile_vendor(j, res);
-	j->s->sampler = kf_sampler_new();
-	if (alloc_buffers(j, err) != KF_OK)
+	if (session_build(j, refrec, res, err) != KF_OK)
 		return err->code;
 	snprintf(j->s->key, sizeof j->s->key, "%s", key);
 	return KF_OK;
@@ -1284,11 +1292,8 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	struct kf_judge_session local;
 	memset(&local, 0, sizeof local);
 	struct judge j = { .t = t, .o = &o, .b = KF_BACKEND_CPU, .verdict = KF_V_OK, .s = &local };
-	int rc = kf_trusted_load_pair(t, j.b, &j.s->ref, &j.s->oracle, NULL, err);
+	int rc = session_build(&j, NULL, NULL, err);
 	if (rc != KF_OK)
-		goto out;
-	j.s->sampler = kf_sampler_new();
-	if ((rc = alloc_buffers(&j, err)) != KF_OK)
 		goto out;
 	const struct kf_shape *s = &t->shapes[KF_SET_TEST][t->n_shapes[KF_SET_TEST] - 1];
 	double *first[KF_MAX_TENSORS] = { 0 };

@@ -104,6 +104,17 @@ static void kill_tree(struct kf_runner *r)
 		kill(-r->pid, SIGKILL);
 }
 
+/* Kills the whole tree and reaps the jail process, our only child. */
+static void kill_and_wait(struct kf_runner *r)
+{
+	kill_tree(r);
+	if (r->pid > 0) {
+		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		r->pid = -1;
+	}
+}
+
 /* Waits for the namespace init's report of how the runner ended; -1 if none came. */
 static int reap(struct kf_runner *r, int *runner_status)
 {
@@ -116,12 +127,7 @@ static int reap(struct kf_runner *r, int *runner_status)
 			got = 0;
 		}
 	}
-	kill_tree(r);
-	if (r->pid > 0) {
-		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		r->pid = -1;
-	}
+	kill_and_wait(r);
 	return got;
 }
 
@@ -454,9 +460,7 @@ void kf_runner_stop(struct kf_runner *r)
 {
 	if (!r)
 		return;
-	kill_tree(r);
-	while (r->pid > 0 && waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	kill_and_wait(r);
 	if (r->cmd_fd >= 0) close(r->cmd_fd);
 	if (r->reply_fd >= 0) close(r->reply_fd);
 	if (r->status_fd >= 0) close(r->status_fd);

@@ -132,8 +132,8 @@ static void check_shape(ctx &c, const kf_task *t, const task_so &so, const kf_sh
         if (ten->is_output) {
             kf_tensor_poison(ten->dtype, host[i].data(), x.numel[i]);
         } else {
-            const kf_dist *d = st && st->overrides[i] ? &st->dist[i] : &ten->dist;
-            kf_tensor_fill(c.sampler, &rng, d, ten->dtype, host[i].data(), x.numel[i]);
+            const kf_dist d = kf_task_dist(t, i, st, s);
+            kf_tensor_fill(c.sampler, &rng, &d, ten->dtype, host[i].data(), x.numel[i]);
             kf_tensor_to_double(ten->dtype, host[i].data(), exact[i].data(), x.numel[i]);
         }
         CUDA_OK(cudaMemcpy(x.args[i], host[i].data(), x.bytes[i], cudaMemcpyHostToDevice));
@@ -229,7 +229,7 @@ static baseline_fn find_baseline(const char *name) {
 }
 
 /* Bench-size inputs: chunks seeded independently, drawn on FILL_THREADS threads, then copied up. */
-static void fill_large(ctx &c, const kf_tensor *ten, void *dev, int64_t numel) {
+static void fill_large(ctx &c, const kf_tensor *ten, const kf_dist *d, void *dev, int64_t numel) {
     const size_t elem = kf_dtype_size(ten->dtype);
     std::vector<char> host((size_t)numel * elem);
     const int64_t chunks = (numel + FILL_CHUNK - 1) / FILL_CHUNK;
@@ -241,7 +241,7 @@ static void fill_large(ctx &c, const kf_tensor *ten, void *dev, int64_t numel) {
                 kf_rng rng;
                 kf_rng_seed(&rng, SEED ^ (uint64_t)(k * 0x9e3779b97f4a7c15ull));
                 const int64_t first = k * FILL_CHUNK, n = std::min<int64_t>(FILL_CHUNK, numel - first);
-                kf_tensor_fill(s, &rng, &ten->dist, ten->dtype, host.data() + first * elem, n);
+                kf_tensor_fill(s, &rng, d, ten->dtype, host.data() + first * elem, n);
             }
             kf_sampler_free(s);
         });
@@ -281,7 +281,10 @@ static std::vector<kfc::gemm_shape> task_gemms(const kf_task *t, const kf_shape 
 static void run_bench(ctx &c, const kf_task *t, const task_so &so, result_row &row) {
     const kf_shape *s = &t->bench[KF_BACKEND_CUDA];
     tensors x(t, s, false);
-    for (int i = 0; i < t->n_inputs; ++i) fill_large(c, &t->tensors[i], x.args[i], x.numel[i]);
+    for (int i = 0; i < t->n_inputs; ++i) {
+        const kf_dist d = kf_task_dist(t, i, nullptr, s);
+        fill_large(c, &t->tensors[i], &d, x.args[i], x.numel[i]);
+    }
     for (int i = t->n_inputs; i < x.n; ++i) CUDA_OK(cudaMemset(x.args[i], UNWRITTEN_BYTE, x.bytes[i]));
     CUDA_OK(cudaDeviceSynchronize());   /* those ran on the legacy stream, which c.stream does not wait for */
     const int rc = call_reference(c, so, x);

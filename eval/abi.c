@@ -158,7 +158,8 @@ static void add_dist(const struct kf_dist *d, kf_buf *out)
 {
 	switch (d->kind) {
 	case KF_DIST_NORMAL:
-		kf_buf_addf(out, "normal(mean %g, std %g)", d->a, d->b);
+		kf_buf_addf(out, "normal(mean %g, std %g%s%s%s)", d->a, d->b, d->fan_in[0] ? "/sqrt(" : "",
+			    d->fan_in, d->fan_in[0] ? ")" : "");
 		break;
 	case KF_DIST_UNIFORM:
 		kf_buf_addf(out, "uniform in [%g, %g)", d->a, d->b);

@@ -54,11 +54,16 @@ struct kf_area_ops {
 	 * device's mask of reasons they are held down (NVML's clock event reasons; 0 if unknown). */
 	int (*describe_device)(int device, char **json, kf_err *err);
 	int (*clocks)(int device, unsigned *sm_mhz, unsigned *mem_mhz, unsigned long long *reasons);
+	/* Devices only: the compute capability (major*10 + minor) kernels are built for, 0 if unknown. */
+	int (*arch)(int device);
 };
 
 /* The operations for a backend: built in for the CPU; for CUDA from build/libkforge-cuda.so,
  * loaded on first use (KF_EINPUT when this machine cannot run CUDA). */
 int kf_area_ops_for(enum kf_backend b, const struct kf_area_ops **out, kf_err *err);
+/* What kernels for backend b on this device are compiled for (kf_compile_req.cuda_arch): 0 on
+ * the CPU and wherever the device cannot say, which builds for the default target. */
+int kf_area_arch(enum kf_backend b, int device);
 
 /* The CUDA library's entry point (its one exported symbol). */
 #define KF_CUDA_LIB_NAME "libkforge-cuda.so"

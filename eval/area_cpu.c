@@ -226,3 +226,12 @@ int kf_area_ops_for(enum kf_backend b, const struct kf_area_ops **out, kf_err *e
 	*out = b == KF_BACKEND_CPU ? &cpu_ops : load_cuda_ops(err);
 	return *out ? KF_OK : err->code;
 }
+
+int kf_area_arch(enum kf_backend b, int device)
+{
+	const struct kf_area_ops *ops;
+	kf_err err;
+	if (b == KF_BACKEND_CPU || kf_area_ops_for(b, &ops, &err) != KF_OK || !ops->arch)
+		return 0;
+	return ops->arch(device);
+}

@@ -177,7 +177,8 @@ static void compile_vendor(struct judge *j, cJSON *record)
 	kf_abi_header(j->t, j->b, &hdr);
 	kf_abi_shim(j->t, j->b, &shim);
 	kf_err err = { 0 };
-	if (kf_trusted_compile(j->b, rel, hdr.data, shim.data, true, j->s->vendor_so, sizeof j->s->vendor_so, v, &err) != KF_OK) {
+	if (kf_trusted_compile(j->b, j->o->device, rel, hdr.data, shim.data, true, j->s->vendor_so,
+			       sizeof j->s->vendor_so, v, &err) != KF_OK) {
 		j->s->vendor_so[0] = '\0';
 		snprintf(j->s->vendor_off, sizeof j->s->vendor_off, "it does not build: %s", err.msg);
 		warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);
@@ -299,7 +300,7 @@ static void session_key(const struct kf_task *t, const struct kf_judge_opts *o, 
 static int session_build(struct judge *j, cJSON *refrec, cJSON *res, kf_err *err)
 {
 	session_clear(j->s);
-	if (kf_trusted_load_pair(j->t, j->b, &j->s->ref, &j->s->oracle, refrec, err) != KF_OK)
+	if (kf_trusted_load_pair(j->t, j->b, j->o->device, &j->s->ref, &j->s->oracle, refrec, err) != KF_OK)
 		return err->code;
 	compile_vendor(j, res);
 	j->s->sampler = kf_sampler_new();
@@ -456,8 +457,8 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 	kf_rng r;
 	kf_rng_seed(&r, tr->seed);
 	for (int i = 0; i < t->n_inputs; i++) {
-		const struct kf_dist *d = (tr->stress && tr->stress->overrides[i]) ? &tr->stress->dist[i] : &t->tensors[i].dist;
-		kf_tensor_fill(j->s->sampler, &r, d, t->tensors[i].dtype, j->s->priv[i], kf_task_numel(t, i, tr->shape));
+		const struct kf_dist d = kf_task_dist(t, i, tr->stress, tr->shape);
+		kf_tensor_fill(j->s->sampler, &r, &d, t->tensors[i].dtype, j->s->priv[i], kf_task_numel(t, i, tr->shape));
 		if (j->s->ops->upload(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
 			return err->code;
 	}
@@ -477,12 +478,12 @@ static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t n = kf_task_numel(t, i, s);
 		const struct kf_tensor *ten = &t->tensors[i];
-		const struct kf_dist *d = (stress && stress->overrides[i]) ? &stress->dist[i] : &ten->dist;
+		const struct kf_dist d = kf_task_dist(t, i, stress, s);
 		if (j->s->ops->fill) {
-			if (j->s->ops->fill(a, j->s->off[i], ten->dtype, n, d, kf_rng_next(r), err) != KF_OK)
+			if (j->s->ops->fill(a, j->s->off[i], ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
 				return err->code;
 		} else {
-			kf_tensor_fill(j->s->sampler, r, d, ten->dtype, j->s->ops->host_view(a, j->s->off[i]), n);
+			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(a, j->s->off[i]), n);
 		}
 		if (hashes && j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
 			return err->code;
@@ -1210,7 +1211,8 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	kf_abi_header(t, o->backend, &hdr);
 	kf_abi_shim(t, o->backend, &shim);
 	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
-				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed };
+				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed,
+				      .cuda_arch = kf_area_arch(o->backend, o->device) };
 	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
 		goto out;
 	add_compile(res, &cres);
@@ -1300,9 +1302,10 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	for (int seed = 0; seed < 2 && rc == KF_OK; seed++) {
 		kf_rng r;
 		kf_rng_seed(&r, trial_seed(o.seed, seed));
-		for (int i = 0; i < t->n_inputs; i++)
-			kf_tensor_fill(j.s->sampler, &r, &t->tensors[i].dist, t->tensors[i].dtype, j.s->priv[i],
-				       kf_task_numel(t, i, s));
+		for (int i = 0; i < t->n_inputs; i++) {
+			const struct kf_dist d = kf_task_dist(t, i, NULL, s);
+			kf_tensor_fill(j.s->sampler, &r, &d, t->tensors[i].dtype, j.s->priv[i], kf_task_numel(t, i, s));
+		}
 		if ((rc = oracle_expected(&j, s, err)) != KF_OK)
 			break;
 		for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
@@ -1314,8 +1317,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 				void *typed = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
 				/* Compare the two seeds' answers: an output that barely moves is ill-posed. */
 				for (int64_t k = 0; k < n; k++)
-					kf_tensor_fill(j.s->sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, first[i][k], first[i][k], 2 },
-						       ten->dtype, (char *)typed + k * kf_dtype_size(ten->dtype), 1);
+					kf_tensor_set(ten->dtype, typed, k, first[i][k]);
 				kf_compare(ten->dtype, typed, j.s->dval[i], n, tol, &c);
 				free(typed);
 				if (c.pass)
@@ -1336,7 +1338,8 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 			for (int64_t k = 0; k < n; k++)
 				mean += j.s->dval[i][k] / (double)n;
 			void *cst = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));
-			kf_tensor_fill(j.s->sampler, &r, &(struct kf_dist){ KF_DIST_UNIFORM, mean, mean, 2 }, ten->dtype, cst, n);
+			for (int64_t k = 0; k < n; k++)
+				kf_tensor_set(ten->dtype, cst, k, mean);
 			kf_compare(ten->dtype, cst, j.s->dval[i], n, tol, &c);
 			free(cst);
 			if (rc == KF_OK && c.pass)

@@ -299,6 +299,19 @@ int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape
 	return n;
 }
 
+struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_stress *st,
+			    const struct kf_shape *s)
+{
+	struct kf_dist d = st && st->overrides[input] ? st->dist[input] : t->tensors[input].dist;
+	int64_t fan_in;
+	/* The loader checked the fan-in at every shape of the spec; a shape where it fails to
+	 * evaluate keeps the std as written. */
+	if (d.fan_in[0] && expr_eval(t, d.fan_in, s, &fan_in, NULL) == KF_OK && fan_in >= 1)
+		d.b /= sqrt((double)fan_in);
+	d.fan_in[0] = '\0';
+	return d;
+}
+
 /* Both return -1 when the expression does not evaluate at s (validated specs always do at
  * their own shapes). */
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s)
@@ -671,10 +684,31 @@ static int check_magnitude(struct loader *L, const char *field, enum kf_dtype dt
 	return KF_OK;
 }
 
+static int load_fan_in(struct loader *L, const cJSON *j, const char *where, struct kf_dist *out)
+{
+	const cJSON *jf;
+	char f[KF_FIELD_MAX];
+	char *text;
+	if (member(L, j, where, "fan_in", false, &jf) != KF_OK)
+		return L->err->code;
+	if (!jf)
+		return KF_OK;
+	field_join(f, where, "fan_in");
+	if (want_expr(L, jf, f, &text) != KF_OK)
+		return L->err->code;
+	size_t n = strlen(text);
+	if (n < sizeof out->fan_in)
+		memcpy(out->fan_in, text, n + 1);
+	free(text);
+	if (n >= sizeof out->fan_in)
+		return fail(L, f, "longer than %d characters", KF_FAN_IN_MAX - 1);
+	return KF_OK;
+}
+
 static int load_dist(struct loader *L, const cJSON *j, const char *where, enum kf_dtype dt,
 		     struct kf_dist *out)
 {
-	static const char *const normal_keys[] = { "kind", "mean", "std", NULL };
+	static const char *const normal_keys[] = { "kind", "mean", "std", "fan_in", NULL };
 	static const char *const range_keys[] = { "kind", "lo", "hi", NULL };
 	static const char *const ties_keys[] = { "kind", "lo", "hi", "levels", NULL };
 	static const char *const kinds[] = { "normal", "uniform", "ties", "int" };
@@ -723,6 +757,9 @@ static int load_dist(struct loader *L, const cJSON *j, const char *where, enum k
 	if (out->kind == KF_DIST_NORMAL) {
 		if (out->b <= 0)
 			return fail(L, fb, "must be positive");
+		if (load_fan_in(L, j, where, out) != KF_OK)
+			return L->err->code;
+		/* A fan-in only narrows the spread, so the unscaled std bounds every shape. */
 		return check_magnitude(L, where, dt, fabs(out->a) + KF_NORMAL_SPAN * out->b);
 	}
 	if (out->a >= out->b)
@@ -1215,9 +1252,34 @@ static int check_tensors_at(struct loader *L, const struct named_shape *ns)
 	return KF_OK;
 }
 
+static int check_fan_in_at(struct loader *L, const struct kf_dist *d, const char *field,
+			   const struct named_shape *ns)
+{
+	int64_t v;
+	kf_err e;
+	if (!d->fan_in[0])
+		return KF_OK;
+	if (expr_eval(L->t, d->fan_in, ns->s, &v, &e) != KF_OK)
+		return fail(L, field, "at %s: %s", ns->field, e.msg);
+	if (v < 1)
+		return fail(L, field, "at %s: %lld is below 1", ns->field, (long long)v);
+	return KF_OK;
+}
+
 static int check_exprs_at(struct loader *L, const struct named_shape *ns)
 {
 	const struct kf_task *t = L->t;
+	char f[KF_FIELD_MAX];
+	for (int i = 0; i < t->n_inputs; i++) {
+		snprintf(f, sizeof f, "inputs[%d].dist.fan_in", i);
+		if (check_fan_in_at(L, &t->tensors[i].dist, f, ns) != KF_OK)
+			return L->err->code;
+		for (int k = 0; k < t->n_stress; k++) {
+			snprintf(f, sizeof f, "stress[%d].inputs.%s.fan_in", k, t->tensors[i].name);
+			if (t->stress[k].overrides[i] && check_fan_in_at(L, &t->stress[k].dist[i], f, ns) != KF_OK)
+				return L->err->code;
+		}
+	}
 	const char *exprs[] = { t->flops_expr, t->bytes_expr };
 	const char *fields[] = { "flops", "bytes" };
 	for (int x = 0; x < 2; x++) {

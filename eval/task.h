@@ -16,6 +16,7 @@
 #define KF_MAX_DIMS 4
 #define KF_MAX_STRESS 8
 #define KF_NAME_MAX 64
+#define KF_FAN_IN_MAX 32 /* a distribution's fan-in expression, e.g. "H*D" */
 #define KF_TASK_MAX_BYTES (1u << 20) /* a task spec file larger than this is rejected */
 
 enum kf_backend { KF_BACKEND_CPU, KF_BACKEND_CUDA, KF_BACKEND_COUNT };
@@ -39,6 +40,10 @@ struct kf_dist {
 	enum kf_dist_kind kind;
 	double a, b;
 	int levels;
+	/* Normal only, "" when unset: the std is divided by the square root of this expression in
+	 * the shape symbols (as real models initialise weights), so sums over it keep their spread
+	 * at every shape. */
+	char fan_in[KF_FAN_IN_MAX];
 };
 
 struct kf_tensor {
@@ -118,6 +123,10 @@ void kf_task_list_free(struct kf_task **ts, int n);
 int kf_task_eval(const struct kf_task *t, const char *expr, const struct kf_shape *s, int64_t *out,
 		 kf_err *err);
 int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape *s);
+/* The distribution input `input` is drawn from at shape s: the stress variant's override when
+ * st has one, its fan-in applied. */
+struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_stress *st,
+			    const struct kf_shape *s);
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 /* Index of the symbol or -1. */

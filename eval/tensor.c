@@ -158,6 +158,18 @@ double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i)
 	return NAN;
 }
 
+double kf_tensor_set(enum kf_dtype d, void *dst, int64_t i, double v)
+{
+	switch (d) {
+	case KF_DTYPE_F32: ((float *)dst)[i] = (float)v; break;
+	case KF_DTYPE_BF16: ((uint16_t *)dst)[i] = kf_float_to_bf16((float)v); break;
+	case KF_DTYPE_F16: ((uint16_t *)dst)[i] = to_f16((float)v); break;
+	case KF_DTYPE_I32: ((int32_t *)dst)[i] = (int32_t)v; break;
+	case KF_DTYPE_COUNT: return NAN;
+	}
+	return kf_tensor_get(d, dst, i);
+}
+
 void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)

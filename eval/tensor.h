@@ -29,6 +29,8 @@ void kf_tensor_poison(enum kf_dtype d, void *dst, int64_t n);
 int64_t kf_tensor_count_poison(enum kf_dtype d, const void *src, int64_t n, int64_t *first);
 void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t n);
 double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i);
+/* Stores v rounded to dtype d (as a draw is) and returns the stored value. */
+double kf_tensor_set(enum kf_dtype d, void *dst, int64_t i, double v);
 uint64_t kf_tensor_hash(const void *src, size_t bytes);
 
 #endif

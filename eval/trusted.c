@@ -8,13 +8,14 @@
 
 #include "common/buf.h"
 #include "common/fs.h"
+#include "eval/area.h"
 #include "sandbox/sandbox.h"
 
 #define KF_TRUSTED_MAX_SOURCE (4u << 20)
 #define KF_TRUSTED_INCLUDE_DIR "reference_kernels"
 
-int kf_trusted_compile(enum kf_backend b, const char *rel, const char *header, const char *shim, bool vendor_libs,
-		       char *so_path, size_t so_len, cJSON *record, kf_err *err)
+int kf_trusted_compile(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
+		       bool vendor_libs, char *so_path, size_t so_len, cJSON *record, kf_err *err)
 {
 	char path[PATH_MAX], inc[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
@@ -24,7 +25,8 @@ int kf_trusted_compile(enum kf_backend b, const char *rel, const char *header, c
 	if (kf_read_file(path, KF_TRUSTED_MAX_SOURCE, &src, &len, err) != KF_OK)
 		return kf_err_prefix(err, "loading a trusted kernel: ");
 	struct kf_compile_req req = { .backend = b, .source = src, .source_len = len, .header = header,
-				      .shim = shim, .include_dir = inc, .vendor_libs = vendor_libs };
+				      .shim = shim, .include_dir = inc, .vendor_libs = vendor_libs,
+				      .cuda_arch = kf_area_arch(b, device) };
 	struct kf_compile_res res;
 	int rc = kf_compile(&req, &res, err);
 	free(src);
@@ -44,10 +46,10 @@ int kf_trusted_compile(enum kf_backend b, const char *rel, const char *header, c
 	return rc;
 }
 
-static int load(enum kf_backend b, const char *rel, const char *header, const char *shim, const char *symbol,
-		struct kf_trusted *out, cJSON *record, kf_err *err)
+static int load(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
+		const char *symbol, struct kf_trusted *out, cJSON *record, kf_err *err)
 {
-	if (kf_trusted_compile(b, rel, header, shim, false, out->path, sizeof out->path, record, err) != KF_OK)
+	if (kf_trusted_compile(b, device, rel, header, shim, false, out->path, sizeof out->path, record, err) != KF_OK)
 		return err->code;
 	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
 	out->so = dlopen(out->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -57,7 +59,7 @@ static int load(enum kf_backend b, const char *rel, const char *header, const ch
 	return KF_OK;
 }
 
-int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, struct kf_trusted *ref,
+int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, int device, struct kf_trusted *ref,
 			 struct kf_trusted *oracle, cJSON *ref_record, kf_err *err)
 {
 	if (!t->reference[b])
@@ -67,9 +69,10 @@ int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, struct kf_t
 	kf_abi_shim(t, b, &shim);
 	kf_abi_oracle_header(t, &ohdr);
 	kf_abi_oracle_shim(t, &oshim);
-	int rc = load(b, t->reference[b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, ref, ref_record, err);
+	int rc = load(b, device, t->reference[b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, ref, ref_record, err);
 	if (rc == KF_OK)
-		rc = load(KF_BACKEND_CPU, t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, oracle, NULL, err);
+		rc = load(KF_BACKEND_CPU, 0, t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, oracle, NULL,
+			  err);
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);
 	kf_buf_free(&ohdr);

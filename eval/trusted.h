@@ -21,14 +21,15 @@ struct kf_trusted {
 	char path[PATH_MAX]; /* the compiled shared object */
 };
 
-/* Compiles the kernel at rel (relative to kf_home()) into so_path; record, when given, gets
- * source, compile_cached and compile_ms. A trusted kernel that does not build is kforge's error. */
-int kf_trusted_compile(enum kf_backend b, const char *rel, const char *header, const char *shim, bool vendor_libs,
-		       char *so_path, size_t so_len, cJSON *record, kf_err *err);
+/* Compiles the kernel at rel (relative to kf_home()) into so_path, for backend b's device number
+ * `device`; record, when given, gets source, compile_cached and compile_ms. A trusted kernel that
+ * does not build is kforge's error. */
+int kf_trusted_compile(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
+		       bool vendor_libs, char *so_path, size_t so_len, cJSON *record, kf_err *err);
 
 /* The task's reference for backend b (entry kf_shim_call) and its oracle (kf_oracle_call), each
  * compiled with its generated header and loaded; ref_record as in kf_trusted_compile. */
-int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, struct kf_trusted *ref,
+int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, int device, struct kf_trusted *ref,
 			 struct kf_trusted *oracle, cJSON *ref_record, kf_err *err);
 
 void kf_trusted_unload(struct kf_trusted *k);

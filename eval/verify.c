@@ -188,7 +188,7 @@ static int load_trusted_pair(struct kf_trials *tr, kf_err *err)
 {
 	if (tr->trusted_loaded)
 		return KF_OK;
-	int rc = kf_trusted_load_pair(tr->t, tr->b, &tr->ref, &tr->oracle, NULL, err);
+	int rc = kf_trusted_load_pair(tr->t, tr->b, tr->o->device, &tr->ref, &tr->oracle, NULL, err);
 	tr->trusted_loaded = rc == KF_OK;
 	return rc;
 }
@@ -199,7 +199,8 @@ static int compile_candidate(struct kf_trials *tr, const char *source, size_t le
 	kf_abi_header(tr->t, tr->b, &hdr);
 	kf_abi_shim(tr->t, tr->b, &shim);
 	struct kf_compile_req req = { .backend = tr->b, .source = source, .source_len = len, .header = hdr.data,
-				      .shim = shim.data, .vendor_libs = tr->t->vendor_libs_allowed };
+				      .shim = shim.data, .vendor_libs = tr->t->vendor_libs_allowed,
+				      .cuda_arch = kf_area_arch(tr->b, tr->o->device) };
 	struct kf_compile_res res;
 	int rc = kf_compile(&req, &res, err);
 	kf_buf_free(&hdr);
@@ -344,9 +345,8 @@ static void draw_inputs(struct kf_trials *tr, const struct kf_trial *trial)
 	kf_rng r;
 	kf_rng_seed(&r, trial->seed);
 	for (int i = 0; i < t->n_inputs; i++) {
-		const struct kf_dist *d = trial->stress && trial->stress->overrides[i] ? &trial->stress->dist[i]
-											: &t->tensors[i].dist;
-		kf_tensor_fill(tr->sampler, &r, d, t->tensors[i].dtype, tr->host[i], kf_task_numel(t, i, trial->shape));
+		const struct kf_dist d = kf_task_dist(t, i, trial->stress, trial->shape);
+		kf_tensor_fill(tr->sampler, &r, &d, t->tensors[i].dtype, tr->host[i], kf_task_numel(t, i, trial->shape));
 	}
 }
 

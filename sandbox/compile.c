@@ -42,6 +42,7 @@
 #define KF_COMPILE_TMPFS_OPTS "size=1g,mode=0755"
 #define KF_COMPILE_CACHE_VERSION "kforge-compile-2"
 #define KF_COMPILE_MAX_ARGS 48
+#define KF_CUDA_ARCH_SPECIFIC_FROM 90 /* the first compute capability with an "a" target */
 
 struct backend_tool {
 	const char *src_name, *shim_name;
@@ -53,8 +54,8 @@ struct backend_tool {
 static const char *const cpu_compile[] = { "-O3", "-march=native", "-fopenmp", "-fPIC", "-std=gnu17",
 					   "-include", "kf_task.h", NULL };
 static const char *const cpu_link[] = { "-shared", "-fopenmp", "-Wl,--no-undefined", "-lm", NULL };
-static const char *const cuda_compile[] = { "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-gencode",
-					    "arch=compute_90a,code=sm_90a", "-include", "kf_task.h", NULL };
+static const char *const cuda_compile[] = { "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-include",
+					    "kf_task.h", NULL };
 /* The shared runtime, so the candidate uses the runner's (whose allocators are capped). */
 static const char *const cuda_link[] = { "-shared", "-cudart", "shared", "-Xlinker", "--no-undefined", NULL };
 static const char *const cuda_vendor_link[] = { "-lcublas", "-lcublasLt", NULL };
@@ -63,6 +64,17 @@ static const struct backend_tool tools[KF_BACKEND_COUNT] = {
 	[KF_BACKEND_CPU] = { "candidate.c", "shim.c", cpu_compile, cpu_link },
 	[KF_BACKEND_CUDA] = { "candidate.cu", "shim.cu", cuda_compile, cuda_link, cuda_vendor_link },
 };
+
+/* SASS for exactly the device, and no PTX (nothing is compiled just in time at load). From
+ * compute capability 9.0 on, the architecture-specific target ("a": wgmma, TMA multicast,
+ * tcgen05), which runs only on that architecture, as a candidate is only ever run there. */
+static void cuda_gencode(int arch, char *out, size_t len)
+{
+	if (arch <= 0)
+		arch = KF_CUDA_DEFAULT_ARCH;
+	const char *specific = arch >= KF_CUDA_ARCH_SPECIFIC_FROM ? "a" : "";
+	snprintf(out, len, "arch=compute_%d%s,code=sm_%d%s", arch, specific, arch, specific);
+}
 
 /* ---- which compiler, and what identifies it ---- */
 
@@ -561,15 +573,18 @@ int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_
 		return err->code;
 	compiler_identity(compiler, res->compiler, sizeof res->compiler);
 
-	char *cargv[KF_COMPILE_MAX_ARGS], *largv[KF_COMPILE_MAX_ARGS];
+	char *cargv[KF_COMPILE_MAX_ARGS], *largv[KF_COMPILE_MAX_ARGS], gencode[64];
 	const char *const c_files[] = { "-c", t->src_name, "-o", "candidate.o", NULL };
 	const char *const l_files[] = { "candidate.o", t->shim_name, "-o", "out.so", NULL };
 	const char *const inc[] = { "-I" KF_JAIL_INCLUDE, NULL };
-	const char *const *const c_lists[] = { t->compile_flags, c_files, req->include_dir ? inc : NULL };
-	const char *const *const l_lists[] = { t->compile_flags, l_files, t->link_flags,
+	const char *const target[] = { "-gencode", gencode, NULL };
+	cuda_gencode(req->cuda_arch, gencode, sizeof gencode);
+	const char *const *const arch = req->backend == KF_BACKEND_CUDA ? target : NULL;
+	const char *const *const c_lists[] = { t->compile_flags, arch, c_files, req->include_dir ? inc : NULL };
+	const char *const *const l_lists[] = { t->compile_flags, arch, l_files, t->link_flags,
 					       req->vendor_libs ? t->vendor_link : NULL };
-	build_argv(cargv, compiler, c_lists, 3);
-	build_argv(largv, compiler, l_lists, 4);
+	build_argv(cargv, compiler, c_lists, 4);
+	build_argv(largv, compiler, l_lists, 5);
 	char cflags[256], lflags[256];
 	join_argv(cargv, cflags, sizeof cflags);
 	join_argv(largv, lflags, sizeof lflags);

@@ -34,7 +34,11 @@ struct kf_compile_req {
 	const char *include_dir; /* trusted kernels only: a directory of shared headers, mounted
 				    read-only at /include in the jail (NULL for candidates) */
 	bool vendor_libs;        /* link the vendor libraries (cuBLAS) the task allows */
+	int cuda_arch;           /* CUDA: the device's compute capability (major*10 + minor), built
+				    as SASS for exactly that target; 0 = KF_CUDA_DEFAULT_ARCH */
 };
+
+#define KF_CUDA_DEFAULT_ARCH 90 /* Hopper (H100, H200): where kforge is run and tested */
 
 struct kf_compile_res {
 	enum kf_verdict verdict;  /* KF_V_OK, KF_V_COMPILE_ERROR, KF_V_COMPILE_TIMEOUT, KF_V_LINK_ERROR */

@@ -19,6 +19,7 @@
 #include "common/fs.h"
 #include "common/rng.h"
 #include "eval/abi.h"
+#include "eval/tensor.h"
 
 #define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
 #define NVCC "/usr/local/cuda/bin/nvcc"
@@ -171,36 +172,6 @@ static double draw(kf_rng *r, const struct kf_dist *d)
 }
 
 /* Stores v in dtype d at element i; returns the stored value exactly, as a double. */
-static double store(void *buf, enum kf_dtype d, int64_t i, double v)
-{
-	switch (d) {
-	case KF_DTYPE_F32:
-		return ((float *)buf)[i] = (float)v;
-	case KF_DTYPE_BF16:
-		((kf_bf16 *)buf)[i] = kf_float_to_bf16((float)v);
-		return kf_bf16_to_float(((kf_bf16 *)buf)[i]);
-	case KF_DTYPE_I32:
-		return ((int32_t *)buf)[i] = (int32_t)v;
-	default:
-		cr_assert_fail("no f16 tensors in the starter tasks");
-	}
-	return 0;
-}
-
-static double load(const void *buf, enum kf_dtype d, int64_t i)
-{
-	switch (d) {
-	case KF_DTYPE_F32:
-		return ((const float *)buf)[i];
-	case KF_DTYPE_BF16:
-		return kf_bf16_to_float(((const kf_bf16 *)buf)[i]);
-	case KF_DTYPE_I32:
-		return ((const int32_t *)buf)[i];
-	default:
-		return NAN;
-	}
-}
-
 /* One evaluation: typed buffers for the candidate, double buffers for the oracle. */
 struct trial {
 	int n;
@@ -230,9 +201,9 @@ static void trial_init(struct trial *tr, const struct kf_task *t, const struct k
 			memset(tr->typed[i], 0xff, bytes); /* NaN in every float format */
 			continue;
 		}
-		const struct kf_dist *d = st && st->overrides[i] ? &st->dist[i] : &x->dist;
+		const struct kf_dist d = kf_task_dist(t, i, st, s);
 		for (int64_t e = 0; e < tr->numel[i]; e++)
-			tr->exact[i][e] = store(tr->typed[i], x->dtype, e, draw(&r, d));
+			tr->exact[i][e] = kf_tensor_set(x->dtype, tr->typed[i], e, draw(&r, &d));
 		tr->copy[i] = kf_xmalloc(bytes);
 		memcpy(tr->copy[i], tr->typed[i], bytes);
 	}
@@ -268,7 +239,7 @@ static void compare(const struct trial *tr, const struct kf_task *t, const char 
 		const struct kf_tolerance *tol = &t->tol[x->dtype];
 		double lo_max = -INFINITY, hi_min = INFINITY;
 		for (int64_t e = 0; e < tr->numel[i]; e++) {
-			double ref = tr->exact[i][e], out = load(tr->typed[i], x->dtype, e);
+			double ref = tr->exact[i][e], out = kf_tensor_get(x->dtype, tr->typed[i], e);
 			double bound = tol->atol + tol->rtol * fabs(ref);
 			cr_assert(isfinite(ref), "%s: oracle gave %g at %s[%lld]", what, ref, x->name,
 				  (long long)e);

@@ -4,6 +4,7 @@
 
 #include <cJSON.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,6 +498,24 @@ Test(task, rejects_insane_distribution_parameters)
 	rejects("inputs[2].dist.hi", "0.5", "inputs[2].dist.hi", "must be an integer between");
 	rejects("inputs[0].dist.kind", "\"gaussian\"", "inputs[0].dist.kind", "is not a distribution");
 	rejects("inputs[0].dist.mean", "1e39", "inputs[0].dist", "do not fit in bf16");
+	rejects("inputs[1].dist.fan_in", "\"K\"", "inputs[1].dist.fan_in", "unknown field");
+	rejects("inputs[0].dist.fan_in", "\"Q\"", "inputs[0].dist.fan_in", "unknown symbol");
+	rejects("inputs[0].dist.fan_in", "\"K - 64\"", "inputs[0].dist.fan_in", "at shapes.test[0]: 0 is below 1");
+	rejects("inputs[0].dist.fan_in", "\"K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K\"", "inputs[0].dist.fan_in",
+		"longer than 31 characters");
+}
+
+Test(task, divides_a_normal_std_by_the_square_root_of_its_fan_in_at_each_shape)
+{
+	struct kf_task *t = accepts("inputs[0].dist.fan_in", "\"K\"");
+	const struct kf_shape *k64 = &t->shapes[KF_SET_TEST][0], *k32 = &t->shapes[KF_SET_TEST][1];
+	cr_expect_float_eq(kf_task_dist(t, 0, NULL, k64).b, 1.0 / 8, 1e-12);
+	cr_expect_float_eq(kf_task_dist(t, 0, NULL, k32).b, 1.0 / sqrt(32), 1e-12);
+	cr_expect_eq(kf_task_dist(t, 0, NULL, k64).a, 0.0);
+	/* A stress override replaces the whole distribution, fan-in included. */
+	cr_expect_eq(kf_task_dist(t, 0, &t->stress[0], k64).b, 100.0);
+	cr_expect_eq(kf_task_dist(t, 1, &t->stress[0], k64).b, 1.0);
+	kf_task_free(t);
 }
 
 Test(task, rejects_stress_variants_with_duplicate_names_or_unknown_inputs)

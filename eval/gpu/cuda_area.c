@@ -415,6 +415,15 @@ static int current_clocks(int device, unsigned *sm_mhz, unsigned *mem_mhz, unsig
 	return KF_OK;
 }
 
+static int device_arch(int device)
+{
+	int major = 0, minor = 0;
+	if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+		return 0;
+	return major * 10 + minor;
+}
+
 static const struct kf_area_ops cuda_ops = {
 	.name = "cuda",
 	.create = area_create,
@@ -436,6 +445,7 @@ static const struct kf_area_ops cuda_ops = {
 	.flush_bytes = area_flush_bytes,
 	.describe_device = describe_device,
 	.clocks = current_clocks,
+	.arch = device_arch,
 };
 
 const struct kf_area_ops *kf_cuda_area_ops(void) { return &cuda_ops; }

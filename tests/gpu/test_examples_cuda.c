@@ -80,6 +80,23 @@ Test(examples_cuda, matmul_bf16_is_timed_beside_its_cublas_baseline, .timeout = 
 	cr_expect(kf_cli_json_num(clocks, "sm_min", &sm_min) && sm_min > 0, "no SM clock read during the loop");
 }
 
+/* The candidate is built as SASS for the very device that judged it: the compile flags name the
+ * compute capability the machine record reports (sm_90a on an H100). */
+Test(examples_cuda, the_candidate_is_built_for_the_devices_compute_capability, .timeout = KF_CORPUS_TEST_TIMEOUT_S)
+{
+	kf_corpus_require_gpu();
+	kf_corpus_judge_correct(&run, &examples, "vector_add", EXAMPLE_LIMIT_S);
+	const cJSON *r = run.submit.json;
+	double cc = 0;
+	cr_assert(kf_cli_json_num(cJSON_GetObjectItem(r, "machine"), "compute_capability", &cc) && cc > 0,
+		  "the machine record has no compute capability");
+	char want[32];
+	snprintf(want, sizeof want, "code=sm_%d", (int)cc);
+	const char *flags = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "compile"), "flags"));
+	cr_assert_not_null(flags, "no compile flags recorded");
+	cr_expect_not_null(strstr(flags, want), "built with %s, the device is compute capability %d", flags, (int)cc);
+}
+
 /* Where a task allows vendor libraries, a candidate may call cuBLAS: it is linked and cuBLAS is
  * loaded before the runner's filter, so the call runs and is judged like any other. The probe task
  * (bench/fidelity) is matmul_bf16 with cuBLAS allowed; the candidate one cublasGemmEx. */

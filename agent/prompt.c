@@ -184,9 +184,9 @@ static int render_task(const struct kf_task *t, enum kf_backend b, const struct 
 {
 	kf_buf header = KF_BUF_INIT, bench = KF_BUF_INIT, example = KF_BUF_INIT;
 	const struct kf_shape *s = &t->bench[b];
-	bool memory_bound = false;
-	double t_sol_ms = kf_sol_time_s(peaks, t, s, &memory_bound) * 1000.0;
-	enum kf_dtype compute = t->tensors[0].dtype;
+	enum kf_sol_bound bound;
+	double t_sol_ms = kf_sol_time_s(peaks, t, s, &bound) * 1000.0;
+	enum kf_dtype compute = t->compute_dtype;
 	char level[VALUE_MAX], bw[VALUE_MAX], flops[VALUE_MAX], work[VALUE_MAX], bytes[VALUE_MAX], tsol[VALUE_MAX];
 	snprintf(level, sizeof level, "%d", t->level);
 	fmt_rate(peaks->bw_bytes_s, "B/s", bw);
@@ -218,7 +218,7 @@ static int render_task(const struct kf_task *t, enum kf_backend b, const struct 
 			{ "task_flops", work },
 			{ "task_bytes", bytes },
 			{ "t_sol", tsol },
-			{ "bound", memory_bound ? "memory" : "compute" },
+			{ "bound", kf_sol_bound_name(bound) },
 			{ "example", example.data ? example.data : "" },
 		};
 		rc = kf_prompt_render(TASK_FILE, NULL, vars, sizeof vars / sizeof vars[0], out, err);
@@ -378,8 +378,9 @@ static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJ
 	kf_buf bench = KF_BUF_INIT, hint = KF_BUF_INIT;
 	kf_task_shape_format(t, &t->bench[b], &bench);
 	char hint_section[VALUE_MAX];
-	snprintf(hint_section, sizeof hint_section, "hint_%s_%s", strcmp(bound, "compute") ? "memory" : "compute",
-		 kf_backend_name(b));
+	/* Only devices have special-function units; anything unknown reads as memory-bound. */
+	const char *kind = !strcmp(bound, "compute") || (!strcmp(bound, "sfu") && b == KF_BACKEND_CUDA) ? bound : "memory";
+	snprintf(hint_section, sizeof hint_section, "hint_%s_%s", kind, kf_backend_name(b));
 	int rc = kf_prompt_render(FEEDBACK_FILE, hint_section, NULL, 0, &hint, err);
 	if (rc == KF_OK) {
 		const struct kf_prompt_var vars[] = {

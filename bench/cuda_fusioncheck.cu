@@ -23,7 +23,7 @@ enum base_kind { BASE_NONE, BASE_COPY, BASE_GEMM, BASE_TARGET };
 
 struct dist { int kind = DIST_NORMAL; double a = 0, b = 1, c = 0; };
 struct tensor { std::string name; int dtype = DT_F32; bool output = false; dist d; };
-struct shape { std::string set; bool misaligned = false; std::vector<long long> v, numel; double flops = 0, bytes = 0; };
+struct shape { std::string set; bool misaligned = false; std::vector<long long> v, numel, fan_in; double flops = 0, bytes = 0; };
 struct stress { std::string name; std::vector<std::pair<int, dist>> overrides; };
 using kfc::gemm_shape;
 struct task {
@@ -112,6 +112,7 @@ static std::vector<task> read_digest(const char *path) {
             for (size_t i = 0; i < t.t.size(); ++i) s.numel.push_back(next_ll(&save));
             s.flops = atof(strtok_r(nullptr, " \n", &save));
             s.bytes = atof(strtok_r(nullptr, " \n", &save));
+            for (size_t i = 0; i < t.t.size(); ++i) s.fan_in.push_back(next_ll(&save));
             t.shapes.push_back(s);
         } else if (!strcmp(word, "base")) {
             const char *kind = strtok_r(nullptr, " \n", &save);
@@ -199,6 +200,7 @@ static void fill_inputs(case_bufs &c, const task &t, const shape &s, const stres
             continue;
         }
         dist d = x.d;
+        if (d.kind == DIST_NORMAL) d.b /= std::sqrt((double)s.fan_in[i]);   /* as kf_task_dist scales it */
         if (st)
             for (const auto &o : st->overrides)
                 if (o.first == (int)i) d = o.second;

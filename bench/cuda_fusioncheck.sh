@@ -104,6 +104,8 @@ for path in sorted(glob.glob("tasks/level2/*.json") + glob.glob("tasks/level3/*.
         digest.append("tol %s %r %r" % (dt, float(tol["atol"]), float(tol["rtol"])))
     for st in t.get("stress", []):
         ov = [(i, st["inputs"][x["name"]]) for i, (x, _) in enumerate(tensors) if x["name"] in st["inputs"]]
+        if any("fan_in" in d for _, d in ov):
+            sys.exit("cuda_fusioncheck: %s: a stress distribution with a fan_in is not supported here" % name)
         digest.append("stress %s %d %s" % (st["name"], len(ov), " ".join("%d %s" % (i, dist(d)) for i, d in ov)))
     def shape_line(set_name, s, misaligned=False):
         numel = [1] * len(tensors)
@@ -112,8 +114,10 @@ for path in sorted(glob.glob("tasks/level2/*.json") + glob.glob("tasks/level3/*.
                 numel[i] *= ev(e, s)
         flops = ev(t["flops"], s)
         nbytes = ev(t["bytes"], s) if "bytes" in t else sum(n * SIZE[x["dtype"]] for n, (x, _) in zip(numel, tensors))
-        return "shape %s %d %s %s %d %d" % (set_name, int(misaligned), " ".join(str(s[k]) for k in syms),
-                                           " ".join(map(str, numel)), flops, nbytes)
+        # Each input's fan-in at this shape (1 without one): the checker divides a normal std by its root.
+        fan_in = [ev(x["dist"]["fan_in"], s) if not is_out and "fan_in" in x["dist"] else 1 for x, is_out in tensors]
+        return "shape %s %d %s %s %d %d %s" % (set_name, int(misaligned), " ".join(str(s[k]) for k in syms),
+                                              " ".join(map(str, numel)), flops, nbytes, " ".join(map(str, fan_in)))
     for set_name in ("test", "ragged", "hidden"):
         digest += [shape_line(set_name, s) for s in t["shapes"][set_name]]
     digest += [shape_line("gpu", s) for s in EXTRA.get(name, [])]

@@ -1096,8 +1096,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	double t_ms = st[SIDE_CANDIDATE].median, ref_ms = st[SIDE_REFERENCE].median;
 	if (ref_ms < j->t->min_runtime_ms[j->b])
 		warn(j, "the reference ran faster than the task's min_runtime_ms at the bench shape: timings may be launch-bound");
-	bool mem_bound = false;
-	double t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
+	enum kf_sol_bound bound;
+	double t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &bound) * 1e3;
 	for (int k = 0; k < KF_FTL_CONFIRMATIONS && t_ms * ftl_slack[j->b] < t_sol_ms && j->o->store; k++) {
 		if (!k) {
 			j->confirmed = *j->peaks;
@@ -1106,7 +1106,7 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 		if ((rc = kf_sol_confirm(j->o->store, j->b, &j->confirmed, err)) != KF_OK)
 			goto out;
 		j->peaks = &j->confirmed;
-		t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &mem_bound) * 1e3;
+		t_sol_ms = kf_sol_time_s(j->peaks, j->t, &j->t->bench[j->b], &bound) * 1e3;
 		cJSON_ReplaceItemInObject(res, "machine", cJSON_Duplicate(j->peaks->json, 1));
 	}
 	cJSON_AddNumberToObject(res, "time_ms", t_ms);
@@ -1119,11 +1119,11 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	double score = kf_sol_score(t_ms, t_sol_ms, ref_ms);
 	if (isfinite(score))
 		cJSON_AddNumberToObject(res, "sol_score", score);
-	cJSON_AddStringToObject(res, "bound", mem_bound ? "memory" : "compute");
+	cJSON_AddStringToObject(res, "bound", kf_sol_bound_name(bound));
 	if (t_ms * ftl_slack[j->b] < t_sol_ms)
 		reject(j, KF_V_FASTER_THAN_LIGHT,
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
-		       t_ms, t_sol_ms, mem_bound ? "memory" : "compute", j->peaks->device);
+		       t_ms, t_sol_ms, kf_sol_bound_name(bound), j->peaks->device);
 out:
 	for (int k = 0; k < SIDE_COUNT; k++)
 		free(sides[k].samples_ns);

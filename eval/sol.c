@@ -145,6 +145,8 @@ static int peaks_from_json(struct kf_peaks *p, cJSON *j)
 	if (!cJSON_IsNumber(bw) || !cJSON_IsObject(f))
 		return -1;
 	p->bw_bytes_s = bw->valuedouble;
+	cJSON *sfu = cJSON_GetObjectItem(j, "sfu_ops_s");
+	p->sfu_ops_s = cJSON_IsNumber(sfu) && sfu->valuedouble > 0 ? sfu->valuedouble : 0;
 	for (int d = 0; d < KF_DTYPE_COUNT; d++) {
 		cJSON *v = cJSON_GetObjectItem(f, kf_dtype_name((enum kf_dtype)d));
 		if (!cJSON_IsNumber(v) || !(v->valuedouble > 0))
@@ -231,14 +233,25 @@ void kf_sol_peaks_free(struct kf_peaks *p)
 	p->json = NULL;
 }
 
-double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
-		     bool *memory_bound)
+const char *kf_sol_bound_name(enum kf_sol_bound b)
 {
-	enum kf_dtype compute = t->tensors[0].dtype;
-	double t_flops = kf_task_flops(t, s) / p->flops_s[compute];
-	double t_bytes = kf_task_bytes(t, s) / p->bw_bytes_s;
-	*memory_bound = t_bytes >= t_flops;
-	return t_bytes >= t_flops ? t_bytes : t_flops;
+	static const char *const names[] = { "memory", "compute", "sfu" };
+	return names[b];
+}
+
+double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
+		     enum kf_sol_bound *bound)
+{
+	double terms[] = {
+		[KF_BOUND_MEMORY] = kf_task_bytes(t, s) / p->bw_bytes_s,
+		[KF_BOUND_COMPUTE] = kf_task_flops(t, s) / p->flops_s[t->compute_dtype],
+		[KF_BOUND_SFU] = p->sfu_ops_s > 0 ? kf_task_sfu_ops(t, s) / p->sfu_ops_s : 0,
+	};
+	*bound = KF_BOUND_MEMORY;
+	for (int b = KF_BOUND_COMPUTE; b <= KF_BOUND_SFU; b++)
+		if (terms[b] > terms[*bound])
+			*bound = (enum kf_sol_bound)b;
+	return terms[*bound];
 }
 
 double kf_sol_score(double t_k, double t_sol, double t_b)

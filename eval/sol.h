@@ -16,6 +16,8 @@ struct kf_peaks {
 	char device[256];                /* human-readable name */
 	double bw_bytes_s;               /* bytes read + written per second */
 	double flops_s[KF_DTYPE_COUNT];  /* arithmetic rate by compute dtype */
+	double sfu_ops_s;                /* transcendentals per second on special-function units;
+					    0 where there are none (CPUs: libm's exp is FMAs) */
 	cJSON *json;                     /* the stored calibration record */
 };
 
@@ -30,9 +32,14 @@ void kf_sol_peaks_free(struct kf_peaks *p);
  * Datasheet ceilings (devices) are left as they are. */
 int kf_sol_confirm(struct kf_store *s, enum kf_backend b, struct kf_peaks *p, kf_err *err);
 
-/* t_SOL in seconds at a shape; *memory_bound says which term set it. */
+/* What sets t_SOL: bytes over bandwidth, FLOPs over the arithmetic rate of the task's compute
+ * dtype, or transcendentals over the special-function units' rate. */
+enum kf_sol_bound { KF_BOUND_MEMORY, KF_BOUND_COMPUTE, KF_BOUND_SFU };
+const char *kf_sol_bound_name(enum kf_sol_bound b); /* "memory", "compute", "sfu" */
+
+/* t_SOL in seconds at a shape: the largest of the three terms, *bound saying which. */
 double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
-		     bool *memory_bound);
+		     enum kf_sol_bound *bound);
 /* S = 1 / (1 + (t_k - t_sol) / (t_b - t_sol)), SOL-ExecBench's score (1 at light speed, 0.5 at
  * the baseline). Returns NAN when the baseline itself is at or below t_sol. */
 double kf_sol_score(double t_k, double t_sol, double t_b);

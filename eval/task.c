@@ -335,6 +335,14 @@ double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s)
 	return total;
 }
 
+double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s)
+{
+	int64_t v;
+	if (!t->sfu_expr)
+		return 0;
+	return expr_eval(t, t->sfu_expr, s, &v, NULL) == KF_OK ? (double)v : -1.0;
+}
+
 bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b)
 {
 	return (unsigned)b < KF_BACKEND_COUNT && t->reference[b] != NULL;
@@ -1280,9 +1288,9 @@ static int check_exprs_at(struct loader *L, const struct named_shape *ns)
 				return L->err->code;
 		}
 	}
-	const char *exprs[] = { t->flops_expr, t->bytes_expr };
-	const char *fields[] = { "flops", "bytes" };
-	for (int x = 0; x < 2; x++) {
+	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr };
+	const char *fields[] = { "flops", "bytes", "sfu_ops" };
+	for (int x = 0; x < 3; x++) {
 		int64_t v;
 		kf_err e;
 		if (!exprs[x])
@@ -1307,11 +1315,29 @@ static int check_at_shapes(struct loader *L)
 	return rc;
 }
 
+static int load_compute_dtype(struct loader *L, const cJSON *root)
+{
+	const cJSON *j;
+	const char *name;
+	L->t->compute_dtype = L->t->tensors[0].dtype;
+	if (member(L, root, "", "compute_dtype", false, &j) != KF_OK)
+		return L->err->code;
+	if (!j)
+		return KF_OK;
+	if (want_string(L, j, "compute_dtype", &name) != KF_OK)
+		return L->err->code;
+	if (kf_dtype_parse(name, &L->t->compute_dtype) != KF_OK || L->t->compute_dtype == KF_DTYPE_I32) {
+		char q[KF_QUOTE_MAX];
+		return fail(L, "compute_dtype", "\"%s\" is not an arithmetic dtype (f32, bf16, f16)", quote(name, q));
+	}
+	return KF_OK;
+}
+
 static int load_root(struct loader *L, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"name", "level", "description", "symbols", "inputs", "outputs", "shapes", "stress",
-		"tolerance", "flops", "bytes", "reference", "oracle", "vendor_baseline", "policy",
+		"tolerance", "flops", "bytes", "sfu_ops", "compute_dtype", "reference", "oracle", "vendor_baseline", "policy",
 		"min_runtime_ms", "determinism", NULL,
 	};
 	struct kf_task *t = L->t;
@@ -1325,7 +1351,9 @@ static int load_root(struct loader *L, const cJSON *root)
 		return L->err->code;
 	if (member(L, root, "", "flops", true, &j) != KF_OK || want_expr(L, j, "flops", &t->flops_expr) != KF_OK ||
 	    member(L, root, "", "bytes", false, &j) != KF_OK ||
-	    (j && want_expr(L, j, "bytes", &t->bytes_expr) != KF_OK))
+	    (j && want_expr(L, j, "bytes", &t->bytes_expr) != KF_OK) ||
+	    member(L, root, "", "sfu_ops", false, &j) != KF_OK ||
+	    (j && want_expr(L, j, "sfu_ops", &t->sfu_expr) != KF_OK) || load_compute_dtype(L, root) != KF_OK)
 		return L->err->code;
 	if (load_sources(L, root) != KF_OK || load_min_runtime(L, root) != KF_OK ||
 	    load_policy(L, root) != KF_OK)
@@ -1409,6 +1437,7 @@ void kf_task_free(struct kf_task *t)
 	free(t->description);
 	free(t->flops_expr);
 	free(t->bytes_expr);
+	free(t->sfu_expr);
 	free(t->oracle);
 	free(t->vendor_baseline);
 	free(t->spec_text);

@@ -94,6 +94,10 @@ struct kf_task {
 	struct kf_tolerance tol[KF_DTYPE_COUNT]; /* keyed by output dtype */
 	char *flops_expr;           /* FLOPs as an expression in the symbols */
 	char *bytes_expr;           /* NULL: each input read once + each output written once */
+	char *sfu_expr;             /* NULL, or transcendental evaluations (exp, log, sin, rsqrt...):
+				       on a GPU they run on the special-function units, a bound of its own */
+	enum kf_dtype compute_dtype; /* the arithmetic rate the FLOPs run at: bf16/f16 are tensor
+					cores, f32 the fp32 cores; the first input's dtype unless set */
 	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home() */
 	char *oracle;               /* fp64 oracle source, relative to kf_home() */
 	char *vendor_baseline;      /* NULL or a baseline name, e.g. "cublas_gemm_bf16" */
@@ -129,6 +133,7 @@ struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_
 			    const struct kf_shape *s);
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
+double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 /* Index of the symbol or -1. */
 int kf_task_symbol(const struct kf_task *t, const char *name);
 

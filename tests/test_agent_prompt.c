@@ -180,6 +180,22 @@ Test(agent_prompt, success_feedback_gives_time_speedup_sol_fraction_and_the_boun
 	cJSON_Delete(r);
 }
 
+Test(agent_prompt, an_sfu_bound_gpu_kernel_is_told_about_its_transcendentals)
+{
+	cJSON *r = result_of("{\"verdict\":\"ok\",\"time_ms\":12.5,\"ref_time_ms\":25.0,\"speedup\":2.0,"
+			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"sfu\"}");
+	kf_buf out = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CUDA, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(out.data, "sfu-bound") && strstr(out.data, "transcendental functions"), "%s", out.data);
+	kf_buf_free(&out);
+	/* A CPU has no such units: a record claiming it gets the memory hint, not a missing section. */
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(out.data, "every byte moved costs time"), "%s", out.data);
+	kf_buf_free(&out);
+	cJSON_Delete(r);
+}
+
 Test(agent_prompt, refinement_shows_the_parent_code_then_the_feedback)
 {
 	cJSON *r = result_of("{\"verdict\":\"ok\",\"time_ms\":12.5,\"ref_time_ms\":25.0,\"speedup\":2.0,"

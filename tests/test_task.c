@@ -505,6 +505,23 @@ Test(task, rejects_insane_distribution_parameters)
 		"longer than 31 characters");
 }
 
+Test(task, reads_transcendental_counts_and_the_compute_dtype)
+{
+	struct kf_task *t = parse_ok(base_spec);
+	cr_expect_eq(t->compute_dtype, KF_DTYPE_BF16, "the first input's dtype when unset");
+	cr_expect_eq(kf_task_sfu_ops(t, &t->shapes[KF_SET_TEST][0]), 0.0);
+	kf_task_free(t);
+	t = accepts("sfu_ops", "\"M*N\"");
+	cr_expect_eq(kf_task_sfu_ops(t, &t->shapes[KF_SET_TEST][1]), 128.0 * 64);
+	kf_task_free(t);
+	t = accepts("compute_dtype", "\"f32\"");
+	cr_expect_eq(t->compute_dtype, KF_DTYPE_F32);
+	kf_task_free(t);
+	rejects("compute_dtype", "\"i32\"", "compute_dtype", "is not an arithmetic dtype");
+	rejects("compute_dtype", "\"fp8\"", "compute_dtype", "is not an arithmetic dtype");
+	rejects("sfu_ops", "\"M - 100\"", "sfu_ops", "is negative");
+}
+
 Test(task, divides_a_normal_std_by_the_square_root_of_its_fan_in_at_each_shape)
 {
 	struct kf_task *t = accepts("inputs[0].dist.fan_in", "\"K\"");

@@ -25,6 +25,8 @@
 #define KF_CUDA_COPY_BYTES (1ull << 30) /* the device-to-device copy ceiling is measured on 1 GiB */
 #define KF_CUDA_COPY_REPS 10
 #define KF_CUDA_FLUSH_FACTOR 2          /* flush buffer = 2 x L2 (DESIGN.md §6) */
+#define KF_SFU_OPS_PER_SM_CLOCK 16      /* exp2/log2/rcp/rsqrt/sin per SM per clock, compute capability
+					   5.0 to 9.0 (CUDA C++ Programming Guide, arithmetic throughput) */
 
 _Static_assert((int)KF_CUDA_BF16 == (int)KF_DTYPE_BF16 && (int)KF_CUDA_I32 == (int)KF_DTYPE_I32, "dtype codes must match");
 _Static_assert((int)KF_CUDA_DIST_TIES == (int)KF_DIST_TIES && (int)KF_CUDA_DIST_INT == (int)KF_DIST_INT, "dist codes must match");
@@ -389,6 +391,7 @@ static int describe_device(int device, char **json, kf_err *err)
 	cJSON_AddNumberToObject(f, "bf16", row->bf16);
 	cJSON_AddNumberToObject(f, "f16", row->f16);
 	cJSON_AddNumberToObject(f, "i32", row->f32);
+	cJSON_AddNumberToObject(j, "sfu_ops_s", sms * KF_SFU_OPS_PER_SM_CLOCK * ghz * 1e9);
 	cJSON *peaks = cJSON_AddObjectToObject(j, "datasheet");
 	cJSON_AddNumberToObject(peaks, "bw_bytes_s", row->bw_bytes_s);
 	cJSON_AddNumberToObject(peaks, "tf32_flops_s", row->tf32);

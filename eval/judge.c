@@ -38,7 +38,7 @@
 /* Above either, expected outputs come from the reference kernel and stay where the data lives. */
 #define KF_ORACLE_MAX_FLOPS 3e8
 #define KF_ORACLE_MAX_ELEMS (1 << 23) /* elements over all tensors (host copies in double) */
-#define KF_REFERENCE_TOL_FACTOR 2.0   /* see tolerance() */
+#define KF_REFERENCE_TOL_FACTOR 2.0   /* see kf_judge_tolerance() */
 /* Hardened timing: when the interleaved reference runs this much slower than its best on this
  * machine (stored evaluations), the device was disturbed (another tenant, a slowdown), and the
  * measurement is taken again, at most KF_DRIFT_RETRIES times. A shared CPU varies far more. */
@@ -378,10 +378,7 @@ static void note_error(struct judge *j, const struct kf_cmp *c)
 	j->max_margin = fmax(j->max_margin, c->margin);
 }
 
-/* The tolerance an output is held to: the task's against the oracle's exact values; twice the
- * task's against the reference kernel's, which is itself only within the task's tolerance of the
- * truth (a candidate and a reference both within tol of the truth are within 2 tol of each other). */
-static struct kf_tolerance tolerance(const struct kf_task *t, int i, bool oracle)
+struct kf_tolerance kf_judge_tolerance(const struct kf_task *t, int i, bool oracle)
 {
 	struct kf_tolerance tol = t->tol[t->tensors[i].dtype];
 	if (!oracle) {
@@ -394,7 +391,7 @@ static struct kf_tolerance tolerance(const struct kf_task *t, int i, bool oracle
 static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, bool oracle, const char *ctx)
 {
 	const struct kf_tensor *ten = &j->t->tensors[i];
-	struct kf_tolerance tol = tolerance(j->t, i, oracle);
+	struct kf_tolerance tol = kf_judge_tolerance(j->t, i, oracle);
 	reject(j, KF_V_WRONG_ANSWER,
 	       "output '%s'[%lld] = %.9g, expected %.9g by the %s (tolerance %.3g + %.3g*|expected|); %lld of %lld elements wrong, max abs error %.3g %s",
 	       ten->name, (long long)c->first_bad, c->got, c->want, oracle ? "fp64 oracle" : "reference kernel", tol.atol,
@@ -423,7 +420,7 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 	for (int i = t->n_inputs; i < n_tensors(t) && *failed < 0; i++) {
 		const struct kf_tensor *ten = &t->tensors[i];
 		int64_t n = kf_task_numel(t, i, s);
-		struct kf_tolerance tol = tolerance(t, i, oracle);
+		struct kf_tolerance tol = kf_judge_tolerance(t, i, oracle);
 		if (oracle) {
 			if (j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;

@@ -54,6 +54,10 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 /* Whether expected outputs at this shape come from the fp64 oracle (small shapes) or from the
  * reference kernel (large ones). Every check that computes expected outputs uses this one rule. */
 bool kf_judge_uses_oracle(const struct kf_task *t, const struct kf_shape *s);
+/* The tolerance output i is held to: the task's against the oracle's exact values; twice the
+ * task's against the reference kernel's, which is itself only within the task's tolerance of the
+ * truth (a candidate and a reference both within tol of the truth are within 2 tol of each other). */
+struct kf_tolerance kf_judge_tolerance(const struct kf_task *t, int i, bool oracle);
 
 /* Well-posedness of a task (DESIGN.md §5): on a test shape, all-zero, constant and
  * copy-of-input outputs must fail the tolerance, and the output must change when the inputs

@@ -11,6 +11,7 @@
 
 #include "common/fs.h"
 #include "eval/area.h"
+#include "eval/judge.h"
 #include "eval/verify.h"
 
 #define MAX_KERNEL (256u << 10)
@@ -367,6 +368,47 @@ Test(verify, consensus_fails_the_odd_one_out_and_abstains_without_a_quorum)
 }
 
 /* ---- the trial harness ---- */
+
+/* vector_add off by `factor` times the task's tolerance at element 0. */
+static char *off_by_tolerance(double factor)
+{
+	static const char fmt[] =
+		"#include <math.h>\n"
+		"int kf_launch(const float *x, const float *y, float *out, int n) {\n"
+		"  for (int i = 0; i < n; i++) out[i] = x[i] + y[i];\n"
+		"  out[0] += (float)(%g * (1e-6 + 1e-5 * fabs((double)out[0])));\n"
+		"  return 0;\n}\n";
+	char *src = malloc(sizeof fmt + 32);
+	snprintf(src, sizeof fmt + 32, fmt, factor);
+	return src;
+}
+
+/* Where expected outputs come from the reference kernel (too large for the oracle), the trials
+ * allow twice the tolerance, as the judge does: the reference is itself only within tolerance. */
+Test(verify, trials_hold_reference_comparisons_to_twice_the_tolerance_as_the_judge_does)
+{
+	struct kf_task *t = task("vector_add");
+	cr_assert_float_eq(t->tol[KF_DTYPE_F32].atol, 1e-6, 1e-12, "the kernels below assume vector_add's tolerance");
+	cr_assert_float_eq(t->tol[KF_DTYPE_F32].rtol, 1e-5, 1e-12);
+	const struct kf_shape *bench = &t->bench[KF_BACKEND_CPU];
+	cr_assert_not(kf_judge_uses_oracle(t, bench), "vector_add's CPU bench shape is meant to use the reference");
+	struct kf_verify_opts o;
+	kf_verify_opts_default(&o);
+	const double factors[] = { 1.5, 2.5 };
+	for (int f = 0; f < 2; f++) {
+		char *src = off_by_tolerance(factors[f]);
+		struct kf_trials *tr;
+		kf_err err;
+		cr_assert_eq(kf_trials_open(t, src, strlen(src), &o, &tr, &err), KF_OK, "%s", err.msg);
+		struct kf_trial trial = { bench, 11, NULL };
+		struct kf_trial_result res;
+		cr_assert_eq(kf_trials_check(tr, &trial, &res, &err), KF_OK, "%s", err.msg);
+		cr_expect_eq(res.pass, f == 0, "off by %g x tol: %s", factors[f], res.reason);
+		kf_trials_close(tr);
+		free(src);
+	}
+	kf_task_free(t);
+}
 
 Test(verify, trials_pass_a_correct_kernel_and_name_the_failure_of_a_wrong_one)
 {

@@ -1,8 +1,9 @@
 /* Reference kernel for causal_attn_scores: P[bh] = softmax(Q[bh] K[bh]^T / sqrt(D)) over keys j <= i, 0 above the
  * diagonal; Q, K, P bf16. Two passes over the key tiles up to the diagonal on mma.sync: row max and sum, then
- * P = exp2(S*c - m*c - log2 l). Fast path (D = 64 or 128, L % 8 == 0, aligned): a cp.async K ring, Q in registers, P
- * tiles staged in swizzled shared memory and written by TMA stores, and the zeros past the diagonal as TMA stores of a
- * zero tile issued at the start. Any other shape: element-guarded loads, ordinary stores. */
+ * P = exp2(S*c - m*c - log2 l). Fast path (D = 64 or 128, L % 8 == 0, aligned): Q and a ring of K tiles by TMA
+ * (128-byte swizzle), P staged by stmatrix and written as 16-byte rows; during pass 1, which writes no P, each block
+ * streams out the zeros of the query tile mirrored to its own, so that stores and arithmetic stay in step across the
+ * grid. Any other shape: element-guarded loads, ordinary stores. */
 #include "tile/mma.cuh"
 #include "tile/tma.cuh"
 #include "tile/vec.cuh"
@@ -18,44 +19,70 @@ constexpr int KEY_TILES = BN / kf::TILE;
 constexpr int MAX_D = 256;
 
 /* ---- fast path ---- */
-constexpr int STAGES = 2;
-constexpr int ZERO_COLS = 256;                           /* widest TMA box: the zero tile is 16 rows x 256 */
-constexpr int P_BOX_BYTES = kf::TILE * BN * 2;           /* one warp's 16 x 64 tile of P, 128-byte rows */
-constexpr int P_MAP_RANK = 3;                            /* {key, query, bh} */
+constexpr int STAGES = 2;                                /* K tiles in flight (two timed faster than three) */
+constexpr int SUB_D = kf::SWIZZLE_BYTES / 2;             /* head-dim columns per swizzled sub-tile (128-byte rows) */
+constexpr int SUB_BYTES = BN * kf::SWIZZLE_BYTES;        /* one 64-row sub-tile */
+constexpr int P_TILE_BYTES = kf::TILE * BN * 2;          /* a warp's 16 x 64 tile of P, 128-byte rows */
+constexpr int VECS_PER_ROW = BN / kf::BF16_PER_VEC;
+constexpr int ROWS_PER_STORE = kf::WARP / VECS_PER_ROW;  /* a warp's 16-byte stores cover 4 rows of a tile */
+constexpr int MAP_RANK = 3;                              /* {column, row, bh} */
+constexpr int ROW_VALS = 2 * KEY_TILES * 2;              /* a lane's values of one accumulator row per key tile */
 
 template <int DP> struct fast_smem {
-    static constexpr int LD = DP + PAD;
-    static constexpr int Q_BYTES = BM * LD * 2, K_BYTES = BN * LD * 2;
-    static constexpr int STAGE_BYTES = WARPS * 2 * P_BOX_BYTES, ZERO_BYTES = kf::TILE * ZERO_COLS * 2;
-    /* staging first (1024-byte aligned for the swizzle), then the zero tile, Q and the K ring */
-    static constexpr int BYTES = kf::SWIZZLE_ATOM_BYTES + STAGE_BYTES + ZERO_BYTES + Q_BYTES + STAGES * K_BYTES;
+    static constexpr int TILE_BYTES = DP / SUB_D * SUB_BYTES;                 /* the Q tile or one K tile */
+    static constexpr int STAGE_BYTES = WARPS * 2 * P_TILE_BYTES;              /* P staging; holds Q at first */
+    static constexpr int BARS = 2 * STAGES + 1;                              /* full and empty per stage, Q */
+    static constexpr int BYTES = kf::SWIZZLE_ATOM_BYTES + STAGE_BYTES + STAGES * TILE_BYTES +
+                                 BARS * (int)sizeof(uint64_t);
+    static_assert(BM == BN && TILE_BYTES <= STAGE_BYTES, "Q is staged where P is later");
 };
 
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool in) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 ::"r"(kf::smem_addr(dst)), "l"(src), "r"(in ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+/* Byte offset of 16-byte chunk `chunk` of row `row` in a tile of 128-byte rows under the 128-byte swizzle. */
+__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
+    return row * kf::SWIZZLE_BYTES + (chunk ^ row % 8) * kf::VEC_BYTES;
 }
 
-/* rows x DP of a head ([L][DP]) from row l0 into a padded tile; rows past L read as zeros. */
-template <int DP>
-__device__ __forceinline__ void fetch_rows(bf16 *dst, const bf16 *src, int l0, int rows, int L) {
-    constexpr int CHUNKS = DP / kf::BF16_PER_VEC, LD = fast_smem<DP>::LD;
-    for (int i = threadIdx.x; i < rows * CHUNKS; i += THREADS) {
-        const int r = i / CHUNKS, c = (i % CHUNKS) * kf::BF16_PER_VEC;
-        const bool in = l0 + r < L;
-        cp_async16(dst + r * LD + c, src + (long long)(in ? l0 + r : 0) * DP + c, in);
-    }
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
-/* This warp's 16 x 64 scores against the key tile in sk, raw (unscaled). */
+__device__ __forceinline__ void stsm_x4(uint32_t addr, const uint32_t (&r)[4]) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 ::"r"(addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+/* v[0] <- v[0] op ... op v[N-1], as a tree (W: the current half-width) */
+template <int W, class T, int N, class F> __device__ __forceinline__ void fold(T (&v)[N], F op) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) v[i] = op(v[i], v[i + W]);
+    if constexpr (W > 1) fold<W / 2>(v, op);
+}
+
+template <class Op, int N> __device__ __forceinline__ float tree(float (&v)[N]) {
+    fold<N / 2>(v, Op::apply);
+    return v[0];
+}
+
+/* This lane's values of accumulator row half r (rows lane/4 and lane/4 + 8) over the key tile. */
+__device__ __forceinline__ void row_values(float (&v)[ROW_VALS], const kf::rt_acc (&S)[KEY_TILES], int r) {
+#pragma unroll
+    for (int t = 0; t < KEY_TILES; ++t)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[4 * t + j] = S[t].d[2 * r + (j / 2) * 4 + j % 2];
+}
+
+/* The warp's 16 x 64 raw scores against a K tile; k_lane: this lane's ldmatrix row in the tile, xo: its swizzled
+ * chunk offsets for the four 16-column steps of a sub-tile. */
 template <int DP>
 __device__ __forceinline__ void raw_scores(kf::rt_acc (&S)[KEY_TILES], const kf::rt_a (&qa)[DP / kf::TILE],
-                                           const bf16 *sk) {
-    constexpr int LD = fast_smem<DP>::LD;
+                                           uint32_t k_lane, const uint32_t (&xo)[SUB_D / kf::TILE]) {
+    constexpr int STEPS = SUB_D / kf::TILE;
 #pragma unroll
     for (int t = 0; t < KEY_TILES; ++t) kf::zero(S[t]);
 #pragma unroll
@@ -63,135 +90,184 @@ __device__ __forceinline__ void raw_scores(kf::rt_acc (&S)[KEY_TILES], const kf:
 #pragma unroll
         for (int t = 0; t < KEY_TILES; ++t) {
             kf::rt_b kb;
-            kf::load_nk(kb, sk + t * kf::TILE * LD + kd * kf::TILE, LD);
+            ldsm_x4(kb.r, k_lane + kd / STEPS * SUB_BYTES + t * kf::TILE * kf::SWIZZLE_BYTES + xo[kd % STEPS]);
             kf::mma_ab(S[t], qa[kd], kb);
         }
 }
 
-/* -inf where the key is past the query (or past L). */
-__device__ __forceinline__ void mask_scores(kf::rt_acc (&S)[KEY_TILES], int row_base, int key0, int L) {
+/* -inf where the key is past the query; over: key0 - row for this lane's first element. */
+__device__ __forceinline__ void mask_scores(kf::rt_acc (&S)[KEY_TILES], int over) {
 #pragma unroll
     for (int t = 0; t < KEY_TILES; ++t)
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            const int key = key0 + t * kf::TILE + kf::acc_col(i), row = row_base + 8 * kf::acc_row_half(i);
-            if (key > row || key >= L) S[t].d[i] = -INFINITY;
-        }
+        for (int i = 0; i < 8; ++i)
+            if (over + t * kf::TILE + 8 * (i / 4) + i % 2 - 8 * kf::acc_row_half(i) > 0) S[t].d[i] = -INFINITY;
 }
+
+/* sum of 2^(v*scale - base) over this lane's row values */
+__device__ __forceinline__ float exp2_sum(float (&v)[ROW_VALS], float scale, float base) {
+#pragma unroll
+    for (int j = 0; j < ROW_VALS; ++j) v[j] = kf::exp2_fast(fmaf(v[j], scale, -base));
+    return tree<kf::op_sum>(v);
+}
+
+/* A warp's rows x (L - col0) block of zeros in P as 16-byte stores, the warp's lanes on consecutive vectors of a
+ * row (512 contiguous bytes a store); (r, c) is this lane's next vector. */
+struct zero_block {
+    bf16 *origin;                                        /* P at (row0, col0) */
+    int L, vecs_per_row, rows, r, c;
+
+    __device__ zero_block(bf16 *p, int row0, int col0, int L_) : origin(p + (long long)row0 * L_ + col0), L(L_) {
+        const int lane = threadIdx.x % kf::WARP;
+        vecs_per_row = (L - col0) / kf::BF16_PER_VEC;
+        rows = vecs_per_row > 0 ? max(0, min(kf::TILE, L - row0)) : 0;
+        r = rows > 0 ? lane / vecs_per_row : 0;
+        c = rows > 0 ? lane % vecs_per_row : 0;
+    }
+    __device__ int lane_vectors() const { return (int)kf::ceil_div((long long)rows * vecs_per_row, kf::WARP); }
+    /* up to n of this lane's stores */
+    __device__ __forceinline__ void store(int n) {
+        for (int j = 0; j < n && r < rows; ++j) {
+            *reinterpret_cast<uint4 *>(origin + (long long)r * L + c * kf::BF16_PER_VEC) = make_uint4(0, 0, 0, 0);
+            for (c += kf::WARP; c >= vecs_per_row; c -= vecs_per_row) ++r;
+        }
+    }
+};
 
 template <int DP>
 __global__ void __launch_bounds__(THREADS)
-causal_scores_tma(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_zero,
-                  const bf16 *Q, const bf16 *K, int L, float scale_log2) {
+causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k, bf16 *P,
+                  int L, float scale_log2) {
     using sm = fast_smem<DP>;
-    constexpr int LD = sm::LD;
+    constexpr int SUBS = DP / SUB_D, STEPS = SUB_D / kf::TILE;
     extern __shared__ uint8_t raw[];
     const uintptr_t atom = kf::SWIZZLE_ATOM_BYTES;
     uint8_t *stage = reinterpret_cast<uint8_t *>(((uintptr_t)raw + atom - 1) & ~(atom - 1));
-    uint8_t *zero_tile = stage + sm::STAGE_BYTES;
-    bf16 *sq = reinterpret_cast<bf16 *>(zero_tile + sm::ZERO_BYTES), *sk = sq + BM * LD;
+    uint8_t *ring = stage + sm::STAGE_BYTES;
+    uint64_t *full = reinterpret_cast<uint64_t *>(ring + STAGES * sm::TILE_BYTES), *empty = full + STAGES,
+             *q_bar = empty + STAGES;
     const int n_qt = (int)kf::ceil_div(L, BM), qt = n_qt - 1 - (int)blockIdx.x;   /* longest rows first */
+    const int zt = (int)blockIdx.x;                      /* the query tile whose zeros this block writes */
     const int q0 = qt * BM, bh = blockIdx.y, warp = threadIdx.x / kf::WARP, lane = threadIdx.x % kf::WARP;
     const int w_row0 = q0 + warp * kf::TILE, row_base = w_row0 + lane / 4;
-    const long long head = (long long)bh * L * DP;
-    uint8_t *my_stage = stage + warp * 2 * P_BOX_BYTES;
+    const int tiles = (int)kf::ceil_div(min(L, q0 + BM), BN), iters = 2 * tiles;   /* pass 1, then pass 2 */
 
-    fetch_rows<DP>(sq, Q + head, q0, BM, L);
-    fetch_rows<DP>(sk, K + head, 0, BN, L);
-    cp_async_commit();
-    for (int i = threadIdx.x; i < sm::ZERO_BYTES / kf::VEC_BYTES; i += THREADS)
-        reinterpret_cast<uint4 *>(zero_tile)[i] = make_uint4(0, 0, 0, 0);
-    kf::fence_proxy_async();
-    __syncthreads();
-    if (lane == 0) {                                     /* the zeros past the block's last key tile, in the background */
-        for (int c0 = q0 + BM; c0 < L; c0 += ZERO_COLS) kf::tma_store_3d(&map_zero, zero_tile, bh, w_row0, c0);
-        kf::tma_store_commit();
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            kf::mbar_init(&full[s], 1);
+            kf::mbar_init(&empty[s], WARPS);
+        }
+        kf::mbar_init(q_bar, 1);
+        kf::mbar_init_fence();
     }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        kf::mbar_arrive_expect_bytes(q_bar, sm::TILE_BYTES);
+        for (int s = 0; s < SUBS; ++s) kf::tma_load_3d(stage + s * SUB_BYTES, &map_q, q_bar, bh, q0, s * SUB_D);
+        for (int it = 0; it < STAGES && it < iters; ++it) {
+            kf::mbar_arrive_expect_bytes(&full[it], sm::TILE_BYTES);
+            for (int s = 0; s < SUBS; ++s)
+                kf::tma_load_3d(ring + it * sm::TILE_BYTES + s * SUB_BYTES, &map_k, &full[it], bh, it % tiles * BN,
+                                s * SUB_D);
+        }
+    }
+    zero_block zeros(P + (long long)bh * L * L, zt * BM + warp * kf::TILE, (zt + 1) * BM, L);
+    const int zeros_per_tile = (int)kf::ceil_div(zeros.lane_vectors(), tiles);
 
-    const int tiles = (int)kf::ceil_div(min(L, q0 + BM), BN), iters = 2 * tiles;
+    /* per-lane ldmatrix / stmatrix addressing: rows and swizzled 16-byte chunks */
+    const int quarter = lane / 8;
+    uint32_t xo_k[STEPS], xo_q[STEPS], xo_p[KEY_TILES];
+#pragma unroll
+    for (int j = 0; j < STEPS; ++j) {
+        xo_k[j] = swizzled(0, (2 * j + quarter % 2) ^ lane % 8);
+        xo_q[j] = swizzled(0, (2 * j + lane / kf::TILE) ^ lane % 8);
+    }
+#pragma unroll
+    for (int t = 0; t < KEY_TILES; ++t) xo_p[t] = swizzled(0, (2 * t + lane / kf::TILE) ^ lane % 8);
+    const uint32_t k_row = (lane % 8 + 8 * (quarter / 2)) * kf::SWIZZLE_BYTES;
+    const uint32_t p_row = (lane % 8 + 8 * (quarter % 2)) * kf::SWIZZLE_BYTES;
+    const uint32_t ring_addr = kf::smem_addr(ring);
+
     kf::rt_a qa[DP / kf::TILE];
+    kf::mbar_wait(q_bar, 0);
+    {
+        const uint32_t q_lane = kf::smem_addr(stage) + (warp * kf::TILE + lane % kf::TILE) * kf::SWIZZLE_BYTES;
+#pragma unroll
+        for (int kd = 0; kd < DP / kf::TILE; ++kd)
+            ldsm_x4(qa[kd].r, q_lane + kd / STEPS * SUB_BYTES + xo_q[kd % STEPS]);
+    }
+    __syncthreads();                                     /* Q has left the staging area before P arrives there */
+
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, b[2];
     for (int it = 0; it < iters; ++it) {
-        const int key0 = it % tiles * BN;
-        if (it + 1 < iters) fetch_rows<DP>(sk + (it + 1) % STAGES * BN * LD, K + head, (it + 1) % tiles * BN, BN, L);
-        cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
-        const bf16 *sk_cur = sk + it % STAGES * BN * LD;
-        if (it == 0)
-#pragma unroll
-            for (int kd = 0; kd < DP / kf::TILE; ++kd) kf::load(qa[kd], sq + warp * kf::TILE * LD + kd * kf::TILE, LD);
-        const bool diagonal = key0 + BN - 1 > w_row0 || key0 + BN > L;
+        const int s = it % STAGES, key0 = it % tiles * BN;
+        if (threadIdx.x == 0 && it > 0 && it - 1 + STAGES < iters) {   /* refill the stage freed last iteration */
+            const int prev = (it - 1) % STAGES, next = it - 1 + STAGES;
+            kf::mbar_wait(&empty[prev], (it - 1) / STAGES % 2);
+            kf::mbar_arrive_expect_bytes(&full[prev], sm::TILE_BYTES);
+            for (int d = 0; d < SUBS; ++d)
+                kf::tma_load_3d(ring + prev * sm::TILE_BYTES + d * SUB_BYTES, &map_k, &full[prev], bh,
+                                next % tiles * BN, d * SUB_D);
+        }
+        kf::mbar_wait(&full[s], it / STAGES % 2);
         kf::rt_acc S[KEY_TILES];
+        raw_scores<DP>(S, qa, ring_addr + s * sm::TILE_BYTES + k_row, xo_k);
+        __syncwarp();
+        if (lane == 0) kf::mbar_arrive(&empty[s]);
+        if (key0 + BN - 1 > w_row0) mask_scores(S, key0 + 2 * (lane % 4) - row_base);
         if (it < tiles) {                                /* pass 1: running max and sum of each row */
-            if (key0 <= w_row0 + kf::TILE - 1) {         /* tiles wholly past this warp's rows add nothing */
-                raw_scores<DP>(S, qa, sk_cur);
-                if (diagonal) mask_scores(S, row_base, key0, L);
+            zeros.store(zeros_per_tile);
 #pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    float mx = m[r];
-#pragma unroll
-                    for (int t = 0; t < KEY_TILES; ++t)
-#pragma unroll
-                        for (int i = 0; i < 8; ++i)
-                            if (kf::acc_row_half(i) == r) mx = fmaxf(mx, S[t].d[i]);
-                    mx = kf::quad_reduce<kf::op_max>(mx);   /* finite: key 0 <= every row is in the first tile */
-                    const float base = mx * scale_log2;
-                    float sum = 0.0f;
-#pragma unroll
-                    for (int t = 0; t < KEY_TILES; ++t)
-#pragma unroll
-                        for (int i = 0; i < 8; ++i)
-                            if (kf::acc_row_half(i) == r) sum += kf::exp2_fast(fmaf(S[t].d[i], scale_log2, -base));
-                    l[r] = l[r] * kf::exp2_fast((m[r] - mx) * scale_log2) + sum;
-                    m[r] = mx;
-                }
+            for (int r = 0; r < 2; ++r) {
+                float v[ROW_VALS];
+                row_values(v, S, r);
+                const float mx = fmaxf(m[r], kf::quad_reduce<kf::op_max>(tree<kf::op_max>(v)));
+                row_values(v, S, r);
+                /* mx is finite: key 0 <= every row is in the first tile */
+                l[r] = l[r] * kf::exp2_fast((m[r] - mx) * scale_log2) + exp2_sum(v, scale_log2, mx * scale_log2);
+                m[r] = mx;
             }
-            if (it == tiles - 1)
+        } else {                                         /* pass 2: P, staged in this warp's two buffers */
+            if (it == tiles)
 #pragma unroll
                 for (int r = 0; r < 2; ++r) b[r] = m[r] * scale_log2 + __log2f(kf::quad_reduce<kf::op_sum>(l[r]));
-        } else {                                         /* pass 2: P, staged and stored by the copy engine */
-            raw_scores<DP>(S, qa, sk_cur);
-            if (diagonal) mask_scores(S, row_base, key0, L);
-            uint8_t *buf = my_stage + (it % 2) * P_BOX_BYTES;
-            if (lane == 0) kf::tma_store_wait_read<1>();   /* this buffer's previous tile has left */
+            uint8_t *buf = stage + warp * 2 * P_TILE_BYTES + it % 2 * P_TILE_BYTES;
+            __syncwarp();
+            const uint32_t p_lane = kf::smem_addr(buf) + p_row;
+#pragma unroll
+            for (int t = 0; t < KEY_TILES; ++t) {
+                uint32_t p[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    p[j] = pack_bf16(kf::exp2_fast(fmaf(S[t].d[2 * j], scale_log2, -b[j % 2])),
+                                     kf::exp2_fast(fmaf(S[t].d[2 * j + 1], scale_log2, -b[j % 2])));
+                stsm_x4(p_lane + xo_p[t], p);
+            }
             __syncwarp();
 #pragma unroll
-            for (int t = 0; t < KEY_TILES; ++t)
-#pragma unroll
-                for (int i = 0; i < 8; i += 2) {
-                    const int r = lane / 4 + 8 * kf::acc_row_half(i), col = t * kf::TILE + kf::acc_col(i);
-                    const float h = b[kf::acc_row_half(i)];
-                    *reinterpret_cast<__nv_bfloat162 *>(buf + r * kf::SWIZZLE_BYTES +
-                                                        ((col / kf::BF16_PER_VEC) ^ (r % 8)) * kf::VEC_BYTES +
-                                                        col % kf::BF16_PER_VEC * 2) =
-                        __floats2bfloat162_rn(kf::exp2_fast(fmaf(S[t].d[i], scale_log2, -h)),
-                                              kf::exp2_fast(fmaf(S[t].d[i + 1], scale_log2, -h)));
-                }
-            kf::fence_proxy_async();
-            __syncwarp();
-            if (lane == 0) {
-                kf::tma_store_3d(&map_p, buf, bh, w_row0, key0);
-                kf::tma_store_commit();
+            for (int k = 0; k < kf::TILE / ROWS_PER_STORE; ++k) {   /* 16-byte rows from the staged tile */
+                const int row = k * ROWS_PER_STORE + lane / VECS_PER_ROW, chunk = lane % VECS_PER_ROW;
+                const uint4 v = *reinterpret_cast<const uint4 *>(buf + swizzled(row, chunk));
+                if (w_row0 + row < L && key0 + chunk * kf::BF16_PER_VEC < L)
+                    *reinterpret_cast<uint4 *>(P + ((long long)bh * L + w_row0 + row) * L + key0 +
+                                               chunk * kf::BF16_PER_VEC) = v;
             }
         }
-        __syncthreads();                                 /* the next fetch refills this stage */
     }
-    if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 template <int DP>
 int launch_tma(const bf16 *Q, const bf16 *K, bf16 *P, int BH, int L, cudaStream_t stream) {
-    CUtensorMap map_p, map_zero;
-    const long long dims[P_MAP_RANK] = {L, L, BH}, strides[P_MAP_RANK - 1] = {L, (long long)L * L};
-    if (!kf::make_tensor_map_bf16<P_MAP_RANK>(&map_p, P, dims, strides, {BN, kf::TILE, 1}) ||
-        !kf::make_tensor_map_bf16<P_MAP_RANK>(&map_zero, P, dims, strides, {ZERO_COLS, kf::TILE, 1}, false))
+    CUtensorMap map_q, map_k;
+    const long long dims[MAP_RANK] = {DP, L, BH}, strides[MAP_RANK - 1] = {DP, (long long)L * DP};
+    if (!kf::make_tensor_map_bf16<MAP_RANK>(&map_q, Q, dims, strides, {SUB_D, BM, 1}) ||
+        !kf::make_tensor_map_bf16<MAP_RANK>(&map_k, K, dims, strides, {SUB_D, BN, 1}))
         return -1;
     const cudaError_t e = cudaFuncSetAttribute(causal_scores_tma<DP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                fast_smem<DP>::BYTES);
     if (e != cudaSuccess) return (int)e;
     const dim3 grid((unsigned)kf::ceil_div(L, BM), (unsigned)BH);
-    causal_scores_tma<DP><<<grid, THREADS, fast_smem<DP>::BYTES, stream>>>(map_p, map_zero, Q, K, L,
+    causal_scores_tma<DP><<<grid, THREADS, fast_smem<DP>::BYTES, stream>>>(map_q, map_k, P, L,
                                                                            kf::LOG2E / sqrtf((float)DP));
     return kf::launch_status();
 }

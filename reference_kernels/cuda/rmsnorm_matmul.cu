@@ -1,7 +1,7 @@
 /* Reference kernel for rmsnorm_matmul: Y = (x / rms(x) * gamma) @ W per row of X, bf16 in and out, fp32 accumulation.
  * The GEMM of tile/gemm.cuh with its prologue: each consumer warpgroup takes its X operands through registers, sums
- * their squares and multiplies them by gamma there before the wgmma; 1/rms scales the accumulator rows on the way
- * out. */
+ * their squares and multiplies them by gamma (copied into the ring with each stage) there before the wgmma; 1/rms
+ * scales the accumulator rows on the way out. */
 #include "tile/gemm.cuh"
 
 namespace {

@@ -1,8 +1,8 @@
 /* The GEMM of the reference kernels: C = epilogue(prologue(A) @ B), bf16 in and out, fp32 accumulation, batched; B is
  * [K][N] (B_KN) or [N][K] (B_NK); OPS (gemm_op bits) adds RMS statistics and a K gain on A, scales, bias, SwiGLU,
- * GELU or a residual. Fast path (sm_90a; K and B's pitch multiples of 8, aligned operands): TMA ring, one producer,
- * two wgmma consumer warpgroups that also run the prologue. Any shape: mma.sync tiles (gemm_mma). Kernels live in an
- * unnamed namespace, so each reference that includes this owns its copies. */
+ * GELU or a residual. Fast path (sm_90a; K and B's pitch multiples of 8, aligned operands): TMA ring (the K gain
+ * copied with each stage), one producer, two wgmma consumer warpgroups that also run the prologue. Any shape: mma.sync
+ * tiles (gemm_mma). Kernels live in an unnamed namespace, so each reference that includes this owns its copies. */
 #pragma once
 #include "mma.cuh"
 #include "tma.cuh"
@@ -110,6 +110,7 @@ constexpr int GW_CHUNK_BYTES = GW_B_STAGE_BYTES / GW_CHUNKS;
 constexpr int GW_STAGE_BYTES = GW_A_STAGE_BYTES + GW_B_STAGE_BYTES;
 constexpr int GW_SMEM_BYTES = SWIZZLE_ATOM_BYTES /* alignment slack */ + GW_STAGES * GW_STAGE_BYTES +
                               2 * GW_STAGES * (int)sizeof(uint64_t);
+constexpr int GW_GAIN_STAGE_BYTES = GW_BK * 2;               /* GEMM_K_GAIN: a stage's gains, after the ring */
 constexpr int GW_PRODUCER_REGS = 40, GW_CONSUMER_REGS = 232;  /* setmaxnreg budgets: 128*40 + 256*232 <= 64K */
 constexpr int GW_K_STEPS = GW_BK / WG_K;
 constexpr int GW_K_STEP_BYTES = WG_K * 2;                    /* K-major: the next 16 columns of a row */
@@ -120,6 +121,10 @@ constexpr int GW_RMS_ROW_LANES = SWIZZLE_BYTES / VEC_BYTES;     /* lanes whose p
 constexpr int GW_GROUP_M = 16;   /* block tiles walk down 16 M tiles per N tile: concurrent blocks share B in L2 */
 
 template <unsigned OPS> __host__ __device__ constexpr int gw_out_cols() { return (OPS & GEMM_DUAL) ? GW_BN / 2 : GW_BN; }
+template <unsigned OPS> __host__ __device__ constexpr int gw_gain_bytes() {
+    return (OPS & GEMM_K_GAIN) ? GW_STAGES * GW_GAIN_STAGE_BYTES : 0;
+}
+template <unsigned OPS> constexpr int gw_smem_bytes() { return GW_SMEM_BYTES + gw_gain_bytes<OPS>(); }
 
 /* Block tile order within a matrix: groups of GW_GROUP_M M tiles, walked down M first within a group. */
 __device__ __forceinline__ void gw_tile(int tile, int m_tiles, int n_tiles, int &mt, int &nt) {
@@ -131,19 +136,31 @@ __device__ __forceinline__ void gw_tile(int tile, int m_tiles, int n_tiles, int 
 
 struct gw_ring {
     uint8_t *tiles;                /* GW_STAGES x (A tile, B tile), 1024-byte aligned */
+    const uint32_t *gains;         /* GEMM_K_GAIN: GW_STAGES x the stage's gains, as bf16 pairs */
     uint64_t *full, *empty;        /* full: TMA bytes landed; empty: both consumers done reading */
     __device__ uint8_t *a(int s) const { return tiles + s * GW_STAGE_BYTES; }
     __device__ uint8_t *b(int s) const { return a(s) + GW_A_STAGE_BYTES; }
+    __device__ const uint32_t *gain(int s) const { return gains + s * (GW_GAIN_STAGE_BYTES / 4); }
 };
+
+/* dst (shared) <- `bytes` of global src by the copy engine, both 16-byte aligned, bytes a multiple of 16; completes
+ * on bar. */
+__device__ __forceinline__ void gw_bulk_load(const void *dst, const void *src, uint32_t bytes, uint64_t *bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+}
 
 template <b_layout L, unsigned OPS>
 __device__ void gw_produce(const gw_ring &ring, const CUtensorMap *map_a, const CUtensorMap *map_b,
-                           const CUtensorMap *map_b2, int batch, int m0, int n0, int k_tiles) {
+                           const CUtensorMap *map_b2, const gemm_args &g, int batch, int m0, int n0, int k_tiles) {
     constexpr int PER_B = (OPS & GEMM_DUAL) ? GW_CHUNKS / 2 : GW_CHUNKS;
     for (int kt = 0; kt < k_tiles; ++kt) {
         const int s = kt % GW_STAGES;
         if (kt >= GW_STAGES) mbar_wait(&ring.empty[s], (kt / GW_STAGES - 1) % 2);
-        mbar_arrive_expect_bytes(&ring.full[s], GW_STAGE_BYTES);
+        int gain_bytes = 0;   /* the gains of the stage's columns inside K (K % 8 == 0: whole 16-byte pieces) */
+        if (OPS & GEMM_K_GAIN) gain_bytes = min(GW_BK, g.K - kt * GW_BK) * 2;
+        mbar_arrive_expect_bytes(&ring.full[s], GW_STAGE_BYTES + gain_bytes);
+        if (gain_bytes > 0) gw_bulk_load(ring.gain(s), g.gain + kt * GW_BK, gain_bytes, &ring.full[s]);
         tma_load_3d(ring.a(s), map_a, &ring.full[s], batch, m0, kt * GW_BK);
         if (L == B_NK) {
             tma_load_3d(ring.b(s), map_b, &ring.full[s], batch, n0, kt * GW_BK);
@@ -214,41 +231,60 @@ __device__ __forceinline__ void gw_row_rstd(float (&rstd)[2], float (&ss)[GW_RMS
     for (int h = 0; h < 2; ++h) rstd[h] = rsqrtf((g4 < 4 ? part[2 * h] : part[2 * h + 1]) / (float)g.K + g.eps);
 }
 
-/* One consumer warpgroup. Operands from shared memory: one stage's wgmmas stay in flight while the next stage's are
- * issued. With GEMM_K_GAIN, A comes through registers, one set per k step and one wgmma per commit group: up to a
- * stage's worth of wgmmas stay in flight, and the wait before a set is reloaded retires the wgmma that last read it. */
+/* GEMM_K_GAIN, stage kt of one consumer warpgroup: A through registers (set a, whose last reader, stage kt - 2, has
+ * completed), squared and scaled by the stage's gains, then the register-A wgmmas as one commit group. The gains came
+ * with the stage (gw_produce), so nothing between the barrier and the wgmmas waits on global memory. The wait leaves
+ * this group in flight while the next stage is prepared, as on the shared-memory path. */
+template <b_layout L, unsigned OPS>
+__device__ __forceinline__ void gw_gain_stage(rt_wg<GW_BN> &acc, rt_wg_a (&a)[GW_K_STEPS], float (&ss)[GW_RMS_PARTS],
+                                              const gw_ring &ring, const gemm_args &g, int slice, int kt) {
+    const int s = kt % GW_STAGES;
+    const uint8_t *a_tile = ring.a(s) + slice * GW_A_SLICE_BYTES;
+    uint32_t gain_pairs[GW_K_STEPS][2] = {};
+    mbar_wait(&ring.full[s], (kt / GW_STAGES) % 2);
+#pragma unroll
+    for (int ks = 0; ks < GW_K_STEPS; ++ks)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {   /* nothing was copied past K: A is zero there, but 0 * (stale inf) is not */
+            const int col = ks * WG_K + 8 * h + 2 * (threadIdx.x % QUAD);
+            gain_pairs[ks][h] = kt * GW_BK + col < g.K ? ring.gain(s)[col / 2] : 0u;
+        }
+#pragma unroll
+    for (int ks = 0; ks < GW_K_STEPS; ++ks) {
+        load_a(a[ks], a_tile, ks);
+        gw_gain<OPS>(a[ks], gain_pairs[ks], ss);
+    }
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < GW_K_STEPS; ++ks) wgmma<gw_b_major(L)>(acc, a[ks], gw_desc_b<L>(ring, s, ks), 1);
+    wgmma_commit();
+    wgmma_wait<1>();
+    if (kt > 0 && threadIdx.x % WARP == 0) mbar_arrive(&ring.empty[(kt - 1) % GW_STAGES]);
+}
+
+/* One consumer warpgroup: one stage's wgmmas stay in flight while the next stage's are issued. With GEMM_K_GAIN the
+ * stages alternate between two register sets; the loop takes them in pairs so that each set is a fixed set of
+ * registers, and the last stage of an odd count comes after the loop (a conditional second stage inside it makes
+ * ptxas serialise the wgmmas, warning C7513). */
 template <b_layout L, unsigned OPS>
 __device__ void gw_consume(rt_wg<GW_BN> &acc, float (&ss)[GW_RMS_PARTS], const gw_ring &ring, const gemm_args &g,
                            int slice, int k_tiles) {
+    if constexpr ((OPS & GEMM_K_GAIN) != 0) {
+        rt_wg_a even[GW_K_STEPS], odd[GW_K_STEPS];
+        int kt = 0;
+        for (; kt + 1 < k_tiles; kt += 2) {
+            gw_gain_stage<L, OPS>(acc, even, ss, ring, g, slice, kt);
+            gw_gain_stage<L, OPS>(acc, odd, ss, ring, g, slice, kt + 1);
+        }
+        if (kt < k_tiles) gw_gain_stage<L, OPS>(acc, even, ss, ring, g, slice, kt);
+        wgmma_wait<0>();
+        return;
+    }
     const bool warp_leader = threadIdx.x % WARP == 0;
-    rt_wg_a a[GW_K_STEPS];
     for (int kt = 0; kt < k_tiles; ++kt) {
         const int s = kt % GW_STAGES;
         const uint8_t *a_tile = ring.a(s) + slice * GW_A_SLICE_BYTES;
-        uint32_t gain_pairs[GW_K_STEPS][2] = {};
-        if (OPS & GEMM_K_GAIN) {   /* issued before the wait, so the loads overlap it; K % 8 == 0 on this path */
-#pragma unroll
-            for (int ks = 0; ks < GW_K_STEPS; ++ks)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int k = kt * GW_BK + ks * WG_K + 8 * h + 2 * (threadIdx.x % QUAD);
-                    if (k < g.K) gain_pairs[ks][h] = __ldg(reinterpret_cast<const uint32_t *>(g.gain + k));
-                }
-        }
         mbar_wait(&ring.full[s], (kt / GW_STAGES) % 2);
-        if (OPS & GEMM_K_GAIN) {   /* one wgmma per group, each k step with its own register set */
-#pragma unroll
-            for (int ks = 0; ks < GW_K_STEPS; ++ks) {
-                load_a(a[ks], a_tile, ks);   /* its last reader, GW_K_STEPS groups back, has completed */
-                gw_gain<OPS>(a[ks], gain_pairs[ks], ss);
-                wgmma_fence();
-                wgmma<gw_b_major(L)>(acc, a[ks], gw_desc_b<L>(ring, s, ks), 1);
-                wgmma_commit();
-                wgmma_wait<GW_K_STEPS - 1>();
-            }
-            if (kt > 0 && warp_leader) mbar_arrive(&ring.empty[(kt - 1) % GW_STAGES]);
-            continue;
-        }
         if (OPS & GEMM_ROW_RMS) gw_row_squares(a_tile, ss);
         wgmma_fence();
 #pragma unroll
@@ -289,7 +325,8 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_consta
     const uintptr_t atom = SWIZZLE_ATOM_BYTES;
     gw_ring ring;
     ring.tiles = reinterpret_cast<uint8_t *>(((uintptr_t)smem_raw + atom - 1) & ~(atom - 1));
-    ring.full = reinterpret_cast<uint64_t *>(ring.tiles + GW_STAGES * GW_STAGE_BYTES);
+    ring.gains = reinterpret_cast<const uint32_t *>(ring.tiles + GW_STAGES * GW_STAGE_BYTES);
+    ring.full = reinterpret_cast<uint64_t *>(ring.tiles + GW_STAGES * GW_STAGE_BYTES + gw_gain_bytes<OPS>());
     ring.empty = ring.full + GW_STAGES;
 
     const int warpgroup = threadIdx.x / WARPGROUP, batch = batch0 + (int)blockIdx.y;
@@ -308,8 +345,8 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_consta
 
     if (warpgroup == GW_CONSUMERS) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(GW_PRODUCER_REGS));
-        if (threadIdx.x == GW_CONSUMERS * WARPGROUP) gw_produce<L, OPS>(ring, &map_a, &map_b, &map_b2, batch, m0, n0,
-                                                                        k_tiles);
+        if (threadIdx.x == GW_CONSUMERS * WARPGROUP)
+            gw_produce<L, OPS>(ring, &map_a, &map_b, &map_b2, g, batch, m0, n0, k_tiles);
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(GW_CONSUMER_REGS));
@@ -334,7 +371,7 @@ bool gemm_wgmma_fits(const gemm_args &g) {
     bool ok = g.K > 0 && g.K % per_pitch == 0 && g.ldb % per_pitch == 0 && is_aligned(g.A, TMA_STRIDE_ALIGN) &&
               is_aligned(g.B, TMA_STRIDE_ALIGN);
     if (OPS & GEMM_DUAL) ok = ok && L == B_KN && is_aligned(g.B2, TMA_STRIDE_ALIGN);
-    if (OPS & GEMM_K_GAIN) ok = ok && is_aligned(g.gain, sizeof(uint32_t));
+    if (OPS & GEMM_K_GAIN) ok = ok && is_aligned(g.gain, VEC_BYTES);
     return ok;
 }
 
@@ -354,14 +391,14 @@ bool gemm_wgmma_launch(const gemm_args &g, long long batch, cudaStream_t stream)
         return false;
     map_b2 = map_b;
     if ((OPS & GEMM_DUAL) && !gw_map_b<L>(&map_b2, g.B2, g, batch)) return false;
-    if (cudaFuncSetAttribute(gemm_wgmma_kernel<L, OPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, GW_SMEM_BYTES) !=
-        cudaSuccess)
+    if (cudaFuncSetAttribute(gemm_wgmma_kernel<L, OPS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             gw_smem_bytes<OPS>()) != cudaSuccess)
         return false;
     const unsigned tiles = (unsigned)(ceil_div(g.N, gw_out_cols<OPS>()) * ceil_div(g.M, GW_BM));
     for (long long b0 = 0; b0 < batch; b0 += GEMM_MAX_GRID_Y) {
         const unsigned nb = (unsigned)(batch - b0 < GEMM_MAX_GRID_Y ? batch - b0 : GEMM_MAX_GRID_Y);
-        gemm_wgmma_kernel<L, OPS><<<dim3(tiles, nb), GW_THREADS, GW_SMEM_BYTES, stream>>>(map_a, map_b, map_b2, g,
-                                                                                         (int)b0);
+        gemm_wgmma_kernel<L, OPS><<<dim3(tiles, nb), GW_THREADS, gw_smem_bytes<OPS>(), stream>>>(map_a, map_b, map_b2,
+                                                                                                g, (int)b0);
     }
     return true;
 }

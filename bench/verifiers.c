@@ -173,7 +173,10 @@ static bool battery_trial(struct kf_trials *tr, struct battery *b, const struct 
 }
 
 /* Every shape set x every distribution (the task's and each stress variant) x seeds, the benchmark
- * shape with every distribution, and repeated runs at every shape; stops at the first failure. */
+ * shape with the task's distribution, and repeated runs at every shape; stops at the first failure.
+ * Stress variants stay on the small shapes they are written for: at a bench shape they can be
+ * ill-conditioned (matmul's std-10 operands at K = 4096 put near-zero outputs out of reach of a
+ * plain fp32 running sum, which the task's own tests accept). */
 static bool run_battery(const struct kf_task *t, struct kf_trials *tr, struct battery *b)
 {
 	static const enum kf_shape_set sets[] = { KF_SET_TEST, KF_SET_RAGGED, KF_SET_HIDDEN };
@@ -183,10 +186,9 @@ static bool run_battery(const struct kf_task *t, struct kf_trials *tr, struct ba
 				for (int sd = 0; sd < b->seeds; sd++)
 					if (!battery_trial(tr, b, &t->shapes[sets[si]][k], st < 0 ? NULL : &t->stress[st], false))
 						return false;
-	for (int st = -1; st < t->n_stress; st++)
-		for (int sd = 0; sd < b->bench_seeds; sd++)
-			if (!battery_trial(tr, b, &t->bench[b->b], st < 0 ? NULL : &t->stress[st], false))
-				return false;
+	for (int sd = 0; sd < b->bench_seeds; sd++)
+		if (!battery_trial(tr, b, &t->bench[b->b], NULL, false))
+			return false;
 	for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++)
 		for (int k = 0; k < t->n_shapes[sets[si]]; k++)
 			if (!battery_trial(tr, b, &t->shapes[sets[si]][k], NULL, true))
@@ -257,7 +259,7 @@ static cJSON *battery_json(int seeds, int bench_seeds)
 	cJSON *bat = cJSON_CreateObject();
 	cJSON_AddStringToObject(bat, "what",
 				"every test, ragged and hidden shape x (the task's distribution and every stress variant) x "
-				"seeds; the benchmark shape (of the kernel's backend) x every distribution x bench_seeds; "
+				"seeds; the benchmark shape (of the kernel's backend) with the task's distribution x bench_seeds; "
 				"then repeated runs on the same inputs at every test, ragged and hidden shape (bitwise or "
 				"within tolerance as the task says). Each trial poisons the outputs, checks the inputs are "
 				"untouched and every output written, and compares with the fp64 oracle (the reference "

@@ -1260,17 +1260,20 @@ static int check_tensors_at(struct loader *L, const struct named_shape *ns)
 	return KF_OK;
 }
 
-static int check_fan_in_at(struct loader *L, const struct kf_dist *d, const char *field,
-			   const struct named_shape *ns)
+/* text (NULL or "" when the spec has none) evaluates at ns to at least min. */
+static int check_expr_at(struct loader *L, const char *text, const char *field, const struct named_shape *ns,
+			 int64_t min)
 {
 	int64_t v;
 	kf_err e;
-	if (!d->fan_in[0])
+	if (!text || !text[0])
 		return KF_OK;
-	if (expr_eval(L->t, d->fan_in, ns->s, &v, &e) != KF_OK)
+	if (expr_eval(L->t, text, ns->s, &v, &e) != KF_OK)
 		return fail(L, field, "at %s: %s", ns->field, e.msg);
-	if (v < 1)
-		return fail(L, field, "at %s: %lld is below 1", ns->field, (long long)v);
+	if (v < min && min == 0)
+		return fail(L, field, "at %s: %lld is negative", ns->field, (long long)v);
+	if (v < min)
+		return fail(L, field, "at %s: %lld is below %lld", ns->field, (long long)v, (long long)min);
 	return KF_OK;
 }
 
@@ -1280,26 +1283,19 @@ static int check_exprs_at(struct loader *L, const struct named_shape *ns)
 	char f[KF_FIELD_MAX];
 	for (int i = 0; i < t->n_inputs; i++) {
 		snprintf(f, sizeof f, "inputs[%d].dist.fan_in", i);
-		if (check_fan_in_at(L, &t->tensors[i].dist, f, ns) != KF_OK)
+		if (check_expr_at(L, t->tensors[i].dist.fan_in, f, ns, 1) != KF_OK)
 			return L->err->code;
 		for (int k = 0; k < t->n_stress; k++) {
 			snprintf(f, sizeof f, "stress[%d].inputs.%s.fan_in", k, t->tensors[i].name);
-			if (t->stress[k].overrides[i] && check_fan_in_at(L, &t->stress[k].dist[i], f, ns) != KF_OK)
+			if (t->stress[k].overrides[i] && check_expr_at(L, t->stress[k].dist[i].fan_in, f, ns, 1) != KF_OK)
 				return L->err->code;
 		}
 	}
 	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr };
 	const char *fields[] = { "flops", "bytes", "sfu_ops" };
-	for (int x = 0; x < 3; x++) {
-		int64_t v;
-		kf_err e;
-		if (!exprs[x])
-			continue;
-		if (expr_eval(t, exprs[x], ns->s, &v, &e) != KF_OK)
-			return fail(L, fields[x], "at %s: %s", ns->field, e.msg);
-		if (v < 0)
-			return fail(L, fields[x], "at %s: %lld is negative", ns->field, (long long)v);
-	}
+	for (int x = 0; x < 3; x++)
+		if (check_expr_at(L, exprs[x], fields[x], ns, 0) != KF_OK)
+			return L->err->code;
 	return KF_OK;
 }
 

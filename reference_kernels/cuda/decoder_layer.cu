@@ -17,13 +17,7 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     __nv_bfloat16 *attn = act, *h = y;
     int rc;
 
-    kf::gemm_args proj = {};
-    proj.A = x;
-    proj.B = Wqkv;
-    proj.C = qkv;
-    proj.M = M;
-    proj.N = Nqkv;
-    proj.K = Dm;
+    kf::gemm_args proj = kf::gemm_problem(x, Wqkv, qkv, M, Nqkv, Dm);
     proj.ldb = Nqkv;
     proj.eps = RMS_EPS;
     if ((rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS>(proj, 1, stream)) != 0) return rc;
@@ -45,36 +39,18 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     a.causal = true;
     if ((rc = kf::flash_attention(a, stream)) != 0) return rc;
 
-    kf::gemm_args out = {};
-    out.A = attn;
-    out.B = Wo;
-    out.C = h;
-    out.M = M;
-    out.N = Dm;
-    out.K = Dm;
+    kf::gemm_args out = kf::gemm_problem(attn, Wo, h, M, Dm, Dm);
     out.ldb = Dm;
     out.residual = x;
     if ((rc = kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(out, 1, stream)) != 0) return rc;
 
-    kf::gemm_args up = {};
-    up.A = h;
-    up.B = W1;
+    kf::gemm_args up = kf::gemm_problem(h, W1, act, M, F, Dm);
     up.B2 = W1 + F;
-    up.C = act;
-    up.M = M;
-    up.N = F;
-    up.K = Dm;
     up.ldb = 2 * F;
     up.eps = RMS_EPS;
     if ((rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS | kf::GEMM_DUAL>(up, 1, stream)) != 0) return rc;
 
-    kf::gemm_args down = {};
-    down.A = act;
-    down.B = W2;
-    down.C = y;
-    down.M = M;
-    down.N = Dm;
-    down.K = F;
+    kf::gemm_args down = kf::gemm_problem(act, W2, y, M, Dm, F);
     down.ldb = Dm;
     down.residual = h;   /* y in place: each element is read by the thread that then writes it */
     return kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(down, 1, stream);

@@ -4,13 +4,7 @@
 
 extern "C" int kf_launch(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const __nv_bfloat16 *bias, __nv_bfloat16 *C,
                          int M, int N, int K, cudaStream_t stream) {
-    kf::gemm_args g = {};
-    g.A = A;
-    g.B = B;
-    g.C = C;
-    g.M = M;
-    g.N = N;
-    g.K = K;
+    kf::gemm_args g = kf::gemm_problem(A, B, C, M, N, K);
     g.ldb = N;
     g.bias = bias;
     return kf::gemm<kf::B_KN, kf::GEMM_BIAS | kf::GEMM_GELU>(g, 1, stream);

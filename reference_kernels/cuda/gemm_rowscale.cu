@@ -5,13 +5,7 @@
 
 extern "C" int kf_launch(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const float *a_scale, const float *b_scale,
                          __nv_bfloat16 *C, int M, int N, int K, cudaStream_t stream) {
-    kf::gemm_args g = {};
-    g.A = A;
-    g.B = B;
-    g.C = C;
-    g.M = M;
-    g.N = N;
-    g.K = K;
+    kf::gemm_args g = kf::gemm_problem(A, B, C, M, N, K);
     g.ldb = N;
     g.row_scale = a_scale;
     g.col_scale = b_scale;

@@ -11,26 +11,14 @@ constexpr float RMS_EPS = 1e-6f;
 extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, const __nv_bfloat16 *Wg,
                          const __nv_bfloat16 *Wu, const __nv_bfloat16 *Wd, __nv_bfloat16 *act, __nv_bfloat16 *y,
                          int M, int Dm, int F, cudaStream_t stream) {
-    kf::gemm_args up = {};
-    up.A = x;
-    up.B = Wg;
+    kf::gemm_args up = kf::gemm_problem(x, Wg, act, M, F, Dm);
     up.B2 = Wu;
-    up.C = act;
-    up.M = M;
-    up.N = F;
-    up.K = Dm;
     up.ldb = F;
     up.gain = gamma;
     up.eps = RMS_EPS;
     const int rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS | kf::GEMM_K_GAIN | kf::GEMM_DUAL>(up, 1, stream);
     if (rc != 0) return rc;
-    kf::gemm_args down = {};
-    down.A = act;
-    down.B = Wd;
-    down.C = y;
-    down.M = M;
-    down.N = Dm;
-    down.K = F;
+    kf::gemm_args down = kf::gemm_problem(act, Wd, y, M, Dm, F);
     down.ldb = Dm;
     down.residual = x;
     return kf::gemm<kf::B_KN, kf::GEMM_RESIDUAL>(down, 1, stream);

@@ -10,13 +10,7 @@ constexpr float RMS_EPS = 1e-6f;
 
 extern "C" int kf_launch(const __nv_bfloat16 *X, const __nv_bfloat16 *gamma, const __nv_bfloat16 *W, __nv_bfloat16 *Y,
                          int M, int N, int K, cudaStream_t stream) {
-    kf::gemm_args g = {};
-    g.A = X;
-    g.B = W;
-    g.C = Y;
-    g.M = M;
-    g.N = N;
-    g.K = K;
+    kf::gemm_args g = kf::gemm_problem(X, W, Y, M, N, K);
     g.ldb = N;
     g.gain = gamma;
     g.eps = RMS_EPS;

@@ -5,14 +5,8 @@
 
 extern "C" int kf_launch(const __nv_bfloat16 *X, const __nv_bfloat16 *Wg, const __nv_bfloat16 *Wu, __nv_bfloat16 *H,
                          int M, int N, int K, cudaStream_t stream) {
-    kf::gemm_args g = {};
-    g.A = X;
-    g.B = Wg;
+    kf::gemm_args g = kf::gemm_problem(X, Wg, H, M, N, K);
     g.B2 = Wu;
-    g.C = H;
-    g.M = M;
-    g.N = N;
-    g.K = K;
     g.ldb = N;
     return kf::gemm<kf::B_KN, kf::GEMM_DUAL>(g, 1, stream);
 }

@@ -38,6 +38,18 @@ struct gemm_args {
     bool pairs;                    /* C (and the residual) take 4-byte bf16 pairs: set by the launchers */
 };
 
+/* The product every GEMM task starts from, C[M,N] = A[M,K] B; callers add B's pitch, B2 and the fused operands. */
+inline gemm_args gemm_problem(const __nv_bfloat16 *A, const __nv_bfloat16 *B, __nv_bfloat16 *C, int M, int N, int K) {
+    gemm_args g = {};
+    g.A = A;
+    g.B = B;
+    g.C = C;
+    g.M = M;
+    g.N = N;
+    g.K = K;
+    return g;
+}
+
 __device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 

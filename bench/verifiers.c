@@ -402,6 +402,7 @@ struct opts {
 	bool per_kernel;
 	bool reuse;    /* rank the kernels already judged in --db (their stored votes too) */
 	bool reverify; /* with reuse: run the verifiers again */
+	double theta;  /* trust threshold of the ranking */
 };
 
 static struct kf_ranking *judge_and_rank(struct kernel *ks, int n, const struct opts *o)
@@ -417,7 +418,8 @@ static struct kf_ranking *judge_and_rank(struct kernel *ks, int n, const struct 
 	}
 	struct kf_store *s;
 	struct kf_peaks peaks = { 0 };
-	if (kf_store_open(db, &s, &err) != KF_OK || kf_sol_peaks(s, o->backend, 0, &peaks, &err) != KF_OK)
+	/* Ranking again from stored votes runs nothing: it needs no device (a GPU pass can be re-ranked here). */
+	if (kf_store_open(db, &s, &err) != KF_OK || (!o->reuse && kf_sol_peaks(s, o->backend, 0, &peaks, &err) != KF_OK))
 		die(db, &err);
 	int64_t t0 = kf_now_ns();
 	for (int i = 0; i < n && !o->reuse; i++) {
@@ -453,6 +455,7 @@ static struct kf_ranking *judge_and_rank(struct kernel *ks, int n, const struct 
 	kf_ranking_opts_default(&ro);
 	ro.reverify = o->reverify;
 	ro.task = o->task;
+	ro.theta = o->theta;
 	struct kf_ranking *r;
 	t0 = kf_now_ns();
 	if (kf_ranking_build(s, &ro, &r, &err) != KF_OK)
@@ -895,7 +898,7 @@ static const char *const usage =
 	"         --label [--seeds N] [--bench-seeds N]       label the corpus kernels of the backend (merged\n"
 	"                                                     into FILE; other kernels' labels are kept)\n"
 	"         --compile-only                              build every kernel of the backend, run nothing\n"
-	"         [--k K]... [--draws R] [--seed N] [--timing-budget S] [--per-kernel]\n"
+	"         [--k K]... [--draws R] [--seed N] [--timing-budget S] [--theta X] [--per-kernel]\n"
 	"         [--db PATH [--reuse [--reverify]]]          judge, verify, rank and measure (the default)\n"
 	"  --reuse     rank the kernels an earlier pass judged into --db, from their stored votes\n"
 	"  --reverify  with --reuse: run the verifiers again\n"
@@ -903,7 +906,10 @@ static const char *const usage =
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .seed = DEFAULT_BENCH_SEED, .timing_budget_s = DEFAULT_TIMING_BUDGET_S, .draws = DEFAULT_DRAWS };
+	struct kf_ranking_opts defaults;
+	kf_ranking_opts_default(&defaults);
+	struct opts o = { .seed = DEFAULT_BENCH_SEED, .timing_budget_s = DEFAULT_TIMING_BUDGET_S, .draws = DEFAULT_DRAWS,
+			  .theta = defaults.theta };
 	bool label = false, compile_only = false;
 	int seeds = DEFAULT_LABEL_SEEDS, bench_seeds = DEFAULT_LABEL_BENCH_SEEDS;
 	const char *corpus = CORPUS_DIR, *labels = LABELS_FILE, *backend = "cpu";
@@ -931,6 +937,8 @@ int main(int argc, char **argv)
 			o.seed = strtoull(v, NULL, 0);
 		else if (v && !strcmp(a, "--timing-budget") && ++i)
 			o.timing_budget_s = atof(v);
+		else if (v && !strcmp(a, "--theta") && ++i)
+			o.theta = atof(v);
 		else if (v && !strcmp(a, "--db") && ++i)
 			o.db = v;
 		else if (v && !strcmp(a, "--corpus") && ++i)
@@ -951,7 +959,8 @@ int main(int argc, char **argv)
 			o.ks[o.n_ks++] = default_ks[i];
 		o.ks[o.n_ks++] = 0; /* the whole corpus */
 	}
-	if (seeds < 1 || bench_seeds < 0 || o.draws < 1 || !(o.timing_budget_s > 0) || (o.reuse && !o.db) ||
+	if (seeds < 1 || bench_seeds < 0 || o.draws < 1 || !(o.timing_budget_s > 0) || !(o.theta >= 0 && o.theta <= 1) ||
+	    (o.reuse && !o.db) ||
 	    (o.reverify && !o.reuse) || kf_backend_parse(backend, &o.backend) != 0 || (label && compile_only)) {
 		fputs(usage, stderr);
 		return 2;

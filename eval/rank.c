@@ -315,6 +315,7 @@ static cJSON *options_json(const struct kf_verify_opts *o)
 	cJSON_AddNumberToObject(j, "rse_ratio", o->rse_ratio);
 	cJSON_AddNumberToObject(j, "clock_excess", o->clock_excess);
 	cJSON_AddNumberToObject(j, "probe_blocks", o->probe_blocks);
+	cJSON_AddNumberToObject(j, "probe_samples", o->probe_samples);
 	cJSON_AddBoolToObject(j, "sanitizers", o->sanitizers);
 	return j;
 }

@@ -42,6 +42,8 @@
 #define KF_VERIFY_DEFAULT_RSE_RATIO 3.0
 #define KF_VERIFY_DEFAULT_CLOCK_EXCESS 0.25
 #define KF_VERIFY_DEFAULT_PROBE_BLOCKS 256
+/* Sees an error on 0.5% of an output's elements with probability 1 - 0.995^512 = 0.92. */
+#define KF_VERIFY_DEFAULT_PROBE_SAMPLES 512
 #define KF_VERIFY_DEFAULT_CALL_TIMEOUT_S 10.0
 #define KF_VERIFY_DEFAULT_CPU_LIMIT_S 600.0
 #define KF_VERIFY_DEFAULT_MEM_LIMIT (4ull << 30)
@@ -52,7 +54,7 @@
 /* Consensus: outputs agree within this multiple of the tolerance (each may be off by one tolerance). */
 #define KF_CONSENSUS_TOL_FACTOR 2.0
 #define KF_CONSENSUS_MIN_CLUSTER 2   /* at least two other candidates must agree on an output */
-#define KF_PROBE_VERSION "consensus-probe-v2"
+#define KF_PROBE_VERSION "consensus-probe-v3"
 #define KF_PROBE_WEIGHT_MIN 0.5 /* sketch weights are uniform in [0.5, 1.5) */
 
 /* ---- names ---- */
@@ -108,6 +110,7 @@ void kf_verify_opts_default(struct kf_verify_opts *o)
 	o->rse_ratio = KF_VERIFY_DEFAULT_RSE_RATIO;
 	o->clock_excess = KF_VERIFY_DEFAULT_CLOCK_EXCESS;
 	o->probe_blocks = KF_VERIFY_DEFAULT_PROBE_BLOCKS;
+	o->probe_samples = KF_VERIFY_DEFAULT_PROBE_SAMPLES;
 	o->call_timeout_s = KF_VERIFY_DEFAULT_CALL_TIMEOUT_S;
 	o->cpu_limit_s = KF_VERIFY_DEFAULT_CPU_LIMIT_S;
 	o->mem_limit_bytes = KF_VERIFY_DEFAULT_MEM_LIMIT;
@@ -528,10 +531,11 @@ int kf_trials_repeat(struct kf_trials *tr, const struct kf_trial *trial, int run
 /* The probe input of a task at a shape and distribution: the same for every candidate of the task,
  * in any session. */
 static void probe_identity(const struct kf_task *t, const struct kf_shape *s, const struct kf_stress *stress,
-			   int blocks, char key[KF_PROBE_KEY_LEN], uint64_t *seed)
+			   const struct kf_verify_opts *o, char key[KF_PROBE_KEY_LEN], uint64_t *seed)
 {
 	kf_buf b = KF_BUF_INIT;
-	kf_buf_addf(&b, "%s|%s|%d|%s|", KF_PROBE_VERSION, t->spec_hash, blocks, stress ? stress->name : "");
+	kf_buf_addf(&b, "%s|%s|%d|%d|%s|", KF_PROBE_VERSION, t->spec_hash, o->probe_blocks, o->probe_samples,
+		    stress ? stress->name : "");
 	kf_task_shape_format(t, s, &b);
 	kf_sha256_hex(b.data, b.len, key);
 	kf_buf_free(&b);
@@ -541,8 +545,8 @@ static void probe_identity(const struct kf_task *t, const struct kf_shape *s, co
 	*seed = strtoull(head, NULL, 16);
 }
 
-/* Weighted sums of one output, block by block (see kf_probe_out). */
-static void sketch(enum kf_dtype d, const void *x, int64_t n, int blocks, kf_rng *r, double *out)
+/* Weighted sums of one output, block by block, then the sampled elements (see kf_probe_out). */
+static void sketch(enum kf_dtype d, const void *x, int64_t n, int blocks, int samples, kf_rng *r, double *out)
 {
 	int64_t size = (n + blocks - 1) / blocks;
 	for (int b = 0; b < blocks; b++) {
@@ -557,15 +561,22 @@ static void sketch(enum kf_dtype d, const void *x, int64_t n, int blocks, kf_rng
 		out[KF_PROBE_FIELDS * b + 1] = abs_sum;
 		out[KF_PROBE_FIELDS * b + 2] = w_sum;
 	}
+	for (int k = 0; k < samples; k++) {
+		double v = kf_tensor_get(d, x, (int64_t)(kf_rng_uniform(r) * (double)n)), *at = out + KF_PROBE_FIELDS * (blocks + k);
+		at[0] = v;
+		at[1] = fabs(v);
+		at[2] = 1;
+	}
 }
 
-int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const struct kf_stress *stress, int blocks,
+int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const struct kf_stress *stress,
 		    struct kf_probe_out *out, kf_err *err)
 {
 	const struct kf_task *t = tr->t;
+	const int blocks = tr->o->probe_blocks;
 	memset(out, 0, sizeof *out);
 	uint64_t seed;
-	probe_identity(t, shape, stress, blocks, out->key, &seed);
+	probe_identity(t, shape, stress, tr->o, out->key, &seed);
 	kf_buf b = KF_BUF_INIT;
 	kf_task_shape_format(t, shape, &b);
 	if (stress)
@@ -584,9 +595,11 @@ int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const st
 	out->ran = ran;
 	if (!ran)
 		return KF_OK;
+	int samples[KF_MAX_TENSORS];
 	for (int i = 0; i < t->n_outputs; i++) {
 		int64_t n = kf_task_numel(t, t->n_inputs + i, shape);
-		out->count[i] = n < blocks ? (int)n : blocks;
+		samples[i] = n > blocks ? tr->o->probe_samples : 0;
+		out->count[i] = (n < blocks ? (int)n : blocks) + samples[i];
 		out->n += out->count[i];
 	}
 	out->values = kf_xmalloc(sizeof *out->values * KF_PROBE_FIELDS * (size_t)(out->n ? out->n : 1));
@@ -594,7 +607,8 @@ int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const st
 	kf_rng_seed(&r, seed);
 	for (int i = 0, at = 0; i < t->n_outputs; at += out->count[i++])
 		sketch(t->tensors[t->n_inputs + i].dtype, tr->host[t->n_inputs + i],
-		       kf_task_numel(t, t->n_inputs + i, shape), out->count[i], &r, out->values + KF_PROBE_FIELDS * at);
+		       kf_task_numel(t, t->n_inputs + i, shape), out->count[i] - samples[i], samples[i], &r,
+		       out->values + KF_PROBE_FIELDS * at);
 	return KF_OK;
 }
 
@@ -795,17 +809,21 @@ static int hidden_vote(struct kf_trials *tr, struct kf_vote_rec *out, kf_err *er
 	return run_battery(tr, KF_VER_HIDDEN, sets, 1, tr->o->hidden_seeds, NULL, 0, out, err);
 }
 
-/* The judge stresses the test shapes; this covers the shapes it never stresses. */
+/* The judge stresses the test shapes; the stress verifier (and its consensus probes) covers the shapes
+ * it never stresses. */
+static const enum kf_shape_set stressed_sets[] = { KF_SET_RAGGED, KF_SET_HIDDEN };
+#define N_STRESSED_SETS ((int)(sizeof stressed_sets / sizeof stressed_sets[0]))
+
 static int stress_vote(struct kf_trials *tr, struct kf_vote_rec *out, kf_err *err)
 {
-	static const enum kf_shape_set sets[] = { KF_SET_RAGGED, KF_SET_HIDDEN };
 	const struct kf_task *t = tr->t;
 	if (!t->n_stress) {
 		vote(out, KF_VOTE_ABSTAIN, "task %s has no stress variants", t->name);
 		return KF_OK;
 	}
 	out->evidence = cJSON_CreateObject();
-	return run_battery(tr, KF_VER_STRESS, sets, 2, tr->o->stress_seeds, t->stress, t->n_stress, out, err);
+	return run_battery(tr, KF_VER_STRESS, stressed_sets, N_STRESSED_SETS, tr->o->stress_seeds, t->stress,
+			   t->n_stress, out, err);
 }
 
 /* The shape of a set with the most output elements. */
@@ -851,14 +869,14 @@ static int add_probe(struct kf_trials *tr, struct kf_verify_result *r, const str
 		     const struct kf_stress *stress, kf_err *err)
 {
 	r->probes = kf_xrealloc(r->probes, sizeof *r->probes * (size_t)(r->n_probes + 1));
-	if (kf_trials_probe(tr, s, stress, tr->o->probe_blocks, &r->probes[r->n_probes], err) != KF_OK)
+	if (kf_trials_probe(tr, s, stress, &r->probes[r->n_probes], err) != KF_OK)
 		return err->code;
 	r->n_probes++;
 	return KF_OK;
 }
 
 /* The consensus probes mirror the oracle-based verifiers: the benchmark shape, every hidden shape,
- * and every ragged shape under every stress variant. */
+ * and every ragged and hidden shape under every stress variant (the stress verifier's shapes). */
 static int probes(struct kf_trials *tr, struct kf_verify_result *r, kf_err *err)
 {
 	const struct kf_task *t = tr->t;
@@ -868,9 +886,10 @@ static int probes(struct kf_trials *tr, struct kf_verify_result *r, kf_err *err)
 		if (add_probe(tr, r, &t->shapes[KF_SET_HIDDEN][k], NULL, err) != KF_OK)
 			return err->code;
 	for (int st = 0; st < t->n_stress; st++)
-		for (int k = 0; k < t->n_shapes[KF_SET_RAGGED]; k++)
-			if (add_probe(tr, r, &t->shapes[KF_SET_RAGGED][k], &t->stress[st], err) != KF_OK)
-				return err->code;
+		for (int set = 0; set < N_STRESSED_SETS; set++)
+			for (int k = 0; k < t->n_shapes[stressed_sets[set]]; k++)
+				if (add_probe(tr, r, &t->shapes[stressed_sets[set]][k], &t->stress[st], err) != KF_OK)
+					return err->code;
 	return KF_OK;
 }
 

@@ -53,6 +53,7 @@ struct kf_verify_opts {
 	double rse_ratio;         /* ... and up to this multiple of the reference's */
 	double clock_excess;      /* timing: share of disagreeing clock samples tolerated beyond the reference's */
 	int probe_blocks;         /* consensus: sketch blocks kept per output tensor and probe */
+	int probe_samples;        /* consensus: single elements kept beside the blocks (outputs larger than that) */
 	double call_timeout_s, cpu_limit_s;
 	size_t mem_limit_bytes;
 	double sanitizer_timeout_s; /* wall limit of one compute-sanitizer run */
@@ -69,9 +70,13 @@ struct kf_vote_rec {
  * follows from the task's spec hash, the shape and the distribution), kept as a sketch: each output
  * is cut into at most probe_blocks contiguous blocks, and each block keeps (sum w*x, sum w*|x|,
  * sum w) for fixed pseudo-random weights w in [0.5, 1.5]. A block of one element is the element
- * itself; a wrong, missing or misplaced element moves its block's weighted sum. The probes mirror
- * the oracle-based verifiers: every hidden shape, every ragged shape under every stress variant, and
- * the benchmark shape, so each kind of bug can be seen by two mechanisms (oracle and peers). */
+ * itself; a wrong, missing or misplaced element moves its block's weighted sum. A block's bound is
+ * the sum of its elements' tolerances, so an element only slightly out of tolerance hides in a large
+ * block: an output with more elements than blocks therefore also keeps probe_samples single elements
+ * at fixed pseudo-random positions (blocks of one, after its blocks), which see an error of that kind
+ * when it touches a fraction of the output. The probes mirror the oracle-based verifiers: every
+ * hidden shape, every ragged and hidden shape under every stress variant, and the benchmark shape,
+ * so each kind of bug can be seen by two mechanisms (oracle and peers). */
 #define KF_PROBE_KEY_LEN 65
 #define KF_PROBE_FIELDS 3 /* per block: weighted sum, weighted absolute sum, weight sum */
 struct kf_probe_out {
@@ -79,7 +84,7 @@ struct kf_probe_out {
 	char shape[128];            /* for people: "M=65 N=33 K=100 (stress large_magnitude)" */
 	bool ran;                   /* false: the call failed, no output */
 	int n_outputs;
-	int count[KF_MAX_TENSORS];  /* blocks per output tensor, in order */
+	int count[KF_MAX_TENSORS];  /* blocks (samples included) per output tensor, in order */
 	int n;                      /* sum of count */
 	double *values;             /* KF_PROBE_FIELDS per block */
 };
@@ -149,8 +154,9 @@ int kf_trials_check(struct kf_trials *tr, const struct kf_trial *trial, struct k
  * tasks that ask for it, else within tolerance) and every output element was written. */
 int kf_trials_repeat(struct kf_trials *tr, const struct kf_trial *trial, int runs, struct kf_trial_result *res,
 		     kf_err *err);
-/* The consensus probe at shape with a stress variant (or NULL); out->ran false when the call failed. */
-int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const struct kf_stress *stress, int blocks,
+/* The consensus probe at shape with a stress variant (or NULL), sketched as the options say (probe_blocks,
+ * probe_samples); out->ran false when the call failed. */
+int kf_trials_probe(struct kf_trials *tr, const struct kf_shape *shape, const struct kf_stress *stress,
 		    struct kf_probe_out *out, kf_err *err);
 void kf_trials_close(struct kf_trials *tr);
 

@@ -114,8 +114,9 @@ Test(verify, a_correct_kernel_passes_everything_that_can_run_on_the_cpu)
 	EXPECT_VOTE(&r, KF_VER_MEMCHECK, KF_VOTE_ABSTAIN);
 	cr_expect(strstr(why(&r, KF_VER_MEMCHECK), "CUDA"), "%s", why(&r, KF_VER_MEMCHECK));
 	cr_expect_not(r.partial);
-	/* The benchmark shape, two hidden shapes, three ragged shapes under the one stress variant. */
-	cr_assert_eq(r.n_probes, 6);
+	/* The benchmark shape, two hidden shapes, the three ragged and two hidden shapes under the one stress
+	 * variant. */
+	cr_assert_eq(r.n_probes, 8);
 	for (int k = 0; k < r.n_probes; k++) {
 		cr_expect(r.probes[k].ran);
 		cr_expect_gt(r.probes[k].n, 0);
@@ -364,6 +365,76 @@ Test(verify, consensus_fails_the_odd_one_out_and_abstains_without_a_quorum)
 	}
 	cJSON_Delete(pair[0].evidence);
 	cJSON_Delete(pair[1].evidence);
+	kf_task_free(t);
+}
+
+/* vector_add with every `stride`-th element off by `factor` times the task's tolerance. */
+static char *sparse_off_by_tolerance(int stride, double factor)
+{
+	static const char fmt[] =
+		"#include <math.h>\n"
+		"int kf_launch(const float *x, const float *y, float *out, int n) {\n"
+		"  for (int i = 0; i < n; i++) {\n"
+		"    out[i] = x[i] + y[i];\n"
+		"    if (i %% %d == 0) out[i] += (float)(%g * (1e-6 + 1e-5 * fabs((double)out[i])));\n"
+		"  }\n"
+		"  return 0;\n}\n";
+	char *src = malloc(sizeof fmt + 64);
+	snprintf(src, sizeof fmt + 64, fmt, stride, factor);
+	return src;
+}
+
+/* The probe of src at vector_add's larger hidden shape, sketched with `samples` single elements. */
+static struct kf_probe_out probe_of_kernel(const struct kf_task *t, const char *src, int samples)
+{
+	struct kf_verify_opts o;
+	kf_verify_opts_default(&o);
+	o.probe_samples = samples;
+	struct kf_trials *tr;
+	kf_err err;
+	cr_assert_eq(kf_trials_open(t, src, strlen(src), &o, &tr, &err), KF_OK, "%s", err.msg);
+	const struct kf_shape *s = &t->shapes[KF_SET_HIDDEN][1];
+	cr_assert_gt(kf_task_numel(t, t->n_inputs, s), 100 * o.probe_blocks, "the shape must make blocks of many elements");
+	struct kf_probe_out p;
+	cr_assert_eq(kf_trials_probe(tr, s, NULL, &p, &err), KF_OK, "%s", err.msg);
+	cr_assert(p.ran);
+	kf_trials_close(tr);
+	return p;
+}
+
+/* One element in 50 off by five times the tolerance hides in a block of ~300 elements whose bound is the
+ * sum of their tolerances; the sampled single elements see it. */
+Test(verify, consensus_sees_a_small_error_on_a_few_elements_through_its_sampled_elements)
+{
+	struct kf_task *t = task("vector_add");
+	size_t len;
+	char *good = read_kernel("examples/cpu/vector_add.c", &len), *bad = sparse_off_by_tolerance(50, 5.0);
+	struct kf_verify_opts defaults;
+	kf_verify_opts_default(&defaults);
+	const int with_samples[] = { 0, defaults.probe_samples };
+	for (int w = 0; w < 2; w++) {
+		struct kf_probe_out p[4] = { probe_of_kernel(t, good, with_samples[w]), probe_of_kernel(t, good, with_samples[w]),
+					     probe_of_kernel(t, good, with_samples[w]), probe_of_kernel(t, bad, with_samples[w]) };
+		cr_assert_str_eq(p[0].key, p[3].key, "every candidate gets the same probe");
+		struct kf_probe_set sets[4];
+		int64_t ids[4];
+		for (int i = 0; i < 4; i++) {
+			sets[i] = (struct kf_probe_set){ &p[i], 1 };
+			ids[i] = 200 + i;
+		}
+		struct kf_vote_rec votes[4] = { 0 };
+		kf_verify_consensus(t, sets, ids, 4, votes);
+		for (int i = 0; i < 3; i++)
+			cr_expect_eq(votes[i].vote, KF_VOTE_PASS, "samples %d: correct candidate %d", with_samples[w], i);
+		cr_expect_eq(votes[3].vote, w ? KF_VOTE_FAIL : KF_VOTE_PASS,
+			     "samples %d: the sparse error is %s", with_samples[w], w ? "seen" : "hidden by the blocks");
+		for (int i = 0; i < 4; i++) {
+			cJSON_Delete(votes[i].evidence);
+			free(p[i].values);
+		}
+	}
+	free(good);
+	free(bad);
 	kf_task_free(t);
 }
 

@@ -70,7 +70,7 @@ static const struct {
 	[KF_VER_ERROR_MARGIN] = { "error_margin", "the judge's worst error stayed under half the tolerance" },
 	[KF_VER_STATIC] = { "static", "no forbidden call, extra thread or stream, timer read or token-pasted name in the source" },
 	[KF_VER_TIMING] = { "timing", "not faster than light; clocks agree and variance is as low as the reference's" },
-	[KF_VER_CONSENSUS] = { "consensus", "its outputs on fixed probe inputs (bench, hidden, stressed ragged) agree with the largest cluster of the task's other candidates" },
+	[KF_VER_CONSENSUS] = { "consensus", "its outputs on fixed probe inputs (bench, hidden, stressed ragged and hidden) agree with the largest cluster of the task's other candidates" },
 	[KF_VER_MEMCHECK] = { "memcheck", "compute-sanitizer memcheck finds no error (CUDA; abstains without the tool or a GPU)" },
 	[KF_VER_RACECHECK] = { "racecheck", "compute-sanitizer racecheck finds no hazard (CUDA; abstains without the tool or a GPU)" },
 	[KF_VER_LLM_JUDGE] = { "llm_judge", "a language model shown the task and the source says it is correct (off unless asked for)" },

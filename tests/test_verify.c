@@ -337,6 +337,21 @@ static struct kf_probe_out probe(const char *key, bool ran, double base, double 
 	return p;
 }
 
+#define MAX_POOL 8
+
+/* Consensus over the first n probes, one probe per candidate (ids 100, 101, ...). */
+static void consensus_of(const struct kf_task *t, struct kf_probe_out *p, int n, struct kf_vote_rec *votes)
+{
+	struct kf_probe_set sets[MAX_POOL];
+	int64_t ids[MAX_POOL];
+	cr_assert_leq(n, MAX_POOL);
+	for (int i = 0; i < n; i++) {
+		sets[i] = (struct kf_probe_set){ &p[i], 1 };
+		ids[i] = 100 + i;
+	}
+	kf_verify_consensus(t, sets, ids, n, votes);
+}
+
 Test(verify, consensus_fails_the_odd_one_out_and_abstains_without_a_quorum)
 {
 	struct kf_task *t = task("vector_add");
@@ -344,20 +359,14 @@ Test(verify, consensus_fails_the_odd_one_out_and_abstains_without_a_quorum)
 		probe("k", true, 1.0, 0.5), probe("k", true, 1.0 + 1e-7, 0.5), probe("k", true, 1.0, 0.5),
 		probe("k", true, 1.0, 0.5 + 1e-6), probe("k", true, 1.5, 0.5), probe("k", false, 0, 0),
 	};
-	struct kf_probe_set sets[6];
-	int64_t ids[6];
-	for (int i = 0; i < 6; i++) {
-		sets[i] = (struct kf_probe_set){ &p[i], 1 };
-		ids[i] = 100 + i;
-	}
 	struct kf_vote_rec votes[6] = { 0 };
-	kf_verify_consensus(t, sets, ids, 6, votes);
+	consensus_of(t, p, 6, votes);
 	for (int i = 0; i < 4; i++)
 		cr_expect_eq(votes[i].vote, KF_VOTE_PASS, "candidate %d agrees with the cluster", i);
 	cr_expect_eq(votes[4].vote, KF_VOTE_FAIL, "its output is off by 0.5");
 	cr_expect_eq(votes[5].vote, KF_VOTE_FAIL, "it produced no output");
 	struct kf_vote_rec pair[2] = { 0 };
-	kf_verify_consensus(t, sets, ids, 2, pair);
+	consensus_of(t, p, 2, pair);
 	cr_expect_eq(pair[0].vote, KF_VOTE_ABSTAIN, "one other candidate is no cluster");
 	for (int i = 0; i < 6; i++) {
 		cJSON_Delete(votes[i].evidence);
@@ -416,14 +425,8 @@ Test(verify, consensus_sees_a_small_error_on_a_few_elements_through_its_sampled_
 		struct kf_probe_out p[4] = { probe_of_kernel(t, good, with_samples[w]), probe_of_kernel(t, good, with_samples[w]),
 					     probe_of_kernel(t, good, with_samples[w]), probe_of_kernel(t, bad, with_samples[w]) };
 		cr_assert_str_eq(p[0].key, p[3].key, "every candidate gets the same probe");
-		struct kf_probe_set sets[4];
-		int64_t ids[4];
-		for (int i = 0; i < 4; i++) {
-			sets[i] = (struct kf_probe_set){ &p[i], 1 };
-			ids[i] = 200 + i;
-		}
 		struct kf_vote_rec votes[4] = { 0 };
-		kf_verify_consensus(t, sets, ids, 4, votes);
+		consensus_of(t, p, 4, votes);
 		for (int i = 0; i < 3; i++)
 			cr_expect_eq(votes[i].vote, KF_VOTE_PASS, "samples %d: correct candidate %d", with_samples[w], i);
 		cr_expect_eq(votes[3].vote, w ? KF_VOTE_FAIL : KF_VOTE_PASS,

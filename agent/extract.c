@@ -194,10 +194,7 @@ static void scan(const char *text, struct blocks *out)
 				open = NULL;
 			}
 		} else if (n && !(ch == '`' && memchr(after, '`', (size_t)(line_end - after)))) {
-			if (out->n == out->cap) {
-				out->cap = out->cap ? out->cap * 2 : 8;
-				out->v = kf_xrealloc(out->v, (size_t)out->cap * sizeof *out->v);
-			}
+			out->v = kf_xgrow(out->v, out->n, &out->cap, sizeof *out->v);
 			open = &out->v[out->n++];
 			memset(open, 0, sizeof *open);
 			parse_info(open, after, (size_t)(line_end - after));

@@ -200,10 +200,7 @@ int kf_record_run_tasks(struct kf_store *s, int64_t run_id, struct kf_task ***ta
 				   err);
 		if (rc != KF_OK)
 			break;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*tasks = kf_xrealloc(*tasks, (size_t)cap * sizeof **tasks);
-		}
+		*tasks = kf_xgrow(*tasks, *n, &cap, sizeof **tasks);
 		(*tasks)[(*n)++] = t;
 	}
 	if (rc == KF_OK && step != SQLITE_DONE)
@@ -256,10 +253,7 @@ int kf_record_load_requests(struct kf_store *s, int64_t run_id, struct kf_record
 		return rc;
 	int cap = 0, step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*rows = kf_xrealloc(*rows, (size_t)cap * sizeof **rows);
-		}
+		*rows = kf_xgrow(*rows, *n, &cap, sizeof **rows);
 		struct kf_record_request *r = &(*rows)[(*n)++];
 		memset(r, 0, sizeof *r);
 		r->id = sqlite3_column_int64(st, 0);
@@ -404,10 +398,7 @@ int kf_record_load_candidates(struct kf_store *s, int64_t run_id, struct kf_reco
 		return rc;
 	int cap = 0, step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*rows = kf_xrealloc(*rows, (size_t)cap * sizeof **rows);
-		}
+		*rows = kf_xgrow(*rows, *n, &cap, sizeof **rows);
 		struct kf_record_candidate *c = &(*rows)[(*n)++];
 		memset(c, 0, sizeof *c);
 		c->id = sqlite3_column_int64(st, 0);

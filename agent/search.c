@@ -170,10 +170,7 @@ static int task_index(const struct run *r, const char *name)
 
 static struct req *add_req(struct run *r, int64_t id, int task, int round, int slot)
 {
-	if (r->n_reqs == r->cap_reqs) {
-		r->cap_reqs = r->cap_reqs ? r->cap_reqs * 2 : 64;
-		r->reqs = kf_xrealloc(r->reqs, (size_t)r->cap_reqs * sizeof *r->reqs);
-	}
+	r->reqs = kf_xgrow(r->reqs, r->n_reqs, &r->cap_reqs, sizeof *r->reqs);
 	struct req *q = kf_xcalloc(1, sizeof *q);
 	*q = (struct req){ .run = r, .id = id, .task = task, .round = round, .slot = slot, .status = KF_REQ_PENDING };
 	r->reqs[r->n_reqs++] = q;
@@ -190,10 +187,7 @@ static struct cand *find_cand(struct run *r, int64_t id)
 
 static struct cand *add_cand(struct run *r, int64_t id, int task)
 {
-	if (r->n_cands == r->cap_cands) {
-		r->cap_cands = r->cap_cands ? r->cap_cands * 2 : 64;
-		r->cands = kf_xrealloc(r->cands, (size_t)r->cap_cands * sizeof *r->cands);
-	}
+	r->cands = kf_xgrow(r->cands, r->n_cands, &r->cap_cands, sizeof *r->cands);
 	struct cand *c = &r->cands[r->n_cands++];
 	*c = (struct cand){ .id = id, .task = task, .sol_fraction = NAN, .p_correct = NAN };
 	return c;

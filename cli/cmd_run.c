@@ -149,10 +149,7 @@ static int load_level_dir(const char *dir, struct kf_task ***tasks, int *n, kf_e
 	while ((e = readdir(d))) {
 		if (!is_task_file(e->d_name))
 			continue;
-		if (count == cap) {
-			cap = cap ? cap * 2 : 32;
-			names = kf_xrealloc(names, (size_t)cap * sizeof *names);
-		}
+		names = kf_xgrow(names, count, &cap, sizeof *names);
 		names[count++] = kf_xstrdup(e->d_name);
 	}
 	closedir(d);

@@ -35,6 +35,16 @@ void *kf_xrealloc(void *p, size_t n)
 	return q;
 }
 
+#define KF_GROW_MIN 16 /* elements in an array's first allocation */
+
+void *kf_xgrow(void *p, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : KF_GROW_MIN;
+	return kf_xrealloc(p, (size_t)*cap * size);
+}
+
 char *kf_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -27,6 +27,9 @@ void kf_buf_free(kf_buf *b);
 void *kf_xmalloc(size_t n);
 void *kf_xcalloc(size_t n, size_t size);
 void *kf_xrealloc(void *p, size_t n);
+/* The array p (of *cap elements of size bytes) with room for element n: the capacity doubles when n
+ * reaches it, so appending costs amortised constant time. */
+void *kf_xgrow(void *p, int n, int *cap, size_t size);
 char *kf_xstrdup(const char *s);
 
 #endif

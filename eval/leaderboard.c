@@ -212,10 +212,7 @@ static int load_evals(struct kf_store *s, const struct kf_lb_query *q, struct kf
 	sqlite3_bind_text(st, 3, q->backend, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, q->device, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (lb->n_evals == cap) {
-			cap = cap ? 2 * cap : 64;
-			lb->evals = kf_xrealloc(lb->evals, sizeof *lb->evals * (size_t)cap);
-		}
+		lb->evals = kf_xgrow(lb->evals, lb->n_evals, &cap, sizeof *lb->evals);
 		struct kf_lb_eval *e = &lb->evals[lb->n_evals++];
 		memset(e, 0, sizeof *e);
 		read_eval(st, e);

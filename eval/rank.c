@@ -154,10 +154,7 @@ static int load_scope(struct build *b, kf_err *err)
 	}
 	sqlite3_bind_text(st, 1, runs.data, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (b->n_rows == cap) {
-			cap = cap ? 2 * cap : 64;
-			b->rows = kf_xrealloc(b->rows, sizeof *b->rows * (size_t)cap);
-		}
+		b->rows = kf_xgrow(b->rows, b->n_rows, &cap, sizeof *b->rows);
 		struct row *w = &b->rows[b->n_rows++];
 		memset(w, 0, sizeof *w);
 		read_row(st, w);
@@ -799,10 +796,7 @@ int kf_ranking_run_posteriors(struct kf_store *s, int64_t run_id, struct kf_post
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	int rc, cap = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			*out = kf_xrealloc(*out, sizeof **out * (size_t)cap);
-		}
+		*out = kf_xgrow(*out, *n, &cap, sizeof **out);
 		struct kf_posterior *p = &(*out)[(*n)++];
 		p->submission_id = sqlite3_column_int64(st, 0);
 		p->p_correct = column_number(st, 1);

@@ -1523,10 +1523,7 @@ static int list_level(const char *level_dir, struct kf_task ***ts, int *n, int *
 			rc = kf_errf(err, KF_EINPUT, "path too long: %s/%s", level_dir, e->d_name);
 			break;
 		}
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			*ts = kf_xrealloc(*ts, (size_t)*cap * sizeof **ts);
-		}
+		*ts = kf_xgrow(*ts, *n, cap, sizeof **ts);
 		if ((rc = kf_task_load_file(path, &(*ts)[*n], err)) == KF_OK)
 			(*n)++;
 	}

@@ -37,7 +37,7 @@ static struct param text_param(const char *s, size_t n)
 
 static int fail(struct kf_store *s, kf_err *err, const char *what)
 {
-	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, sqlite3_errmsg(kf_store_db(s)));
+	return kf_store_fail(kf_store_db(s), err, what);
 }
 
 static int prepare(struct kf_store *s, const char *sql, const struct param *p, int n, sqlite3_stmt **st,
@@ -85,21 +85,10 @@ static int exec_tx(struct kf_store *s, const char *sql, const struct param *p, i
 	return kf_store_commit(s, err);
 }
 
-static char *column_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	return t ? kf_xstrdup((const char *)t) : NULL;
-}
-
 static void column_copy(sqlite3_stmt *st, int col, char *out, size_t len)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 	snprintf(out, len, "%s", t ? (const char *)t : "");
-}
-
-static double column_num(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
 /* ---- runs ---- */
@@ -154,12 +143,12 @@ int kf_record_load_run(struct kf_store *s, int64_t id, struct kf_record_run *out
 	} else {
 		out->id = id;
 		column_copy(st, 0, out->provider, sizeof out->provider);
-		out->model = column_dup(st, 1);
-		out->base_url = column_dup(st, 2);
+		out->model = kf_store_column_text(st, 1);
+		out->base_url = kf_store_column_text(st, 2);
 		column_copy(st, 3, out->backend, sizeof out->backend);
 		out->config = cJSON_Parse((const char *)sqlite3_column_text(st, 4));
 		column_copy(st, 5, out->status, sizeof out->status);
-		out->stop_reason = column_dup(st, 6);
+		out->stop_reason = kf_store_column_text(st, 6);
 		if (!cJSON_IsObject(out->config))
 			rc = kf_errf(err, KF_EINTERNAL, "run %lld: the stored configuration is not a JSON object", (long long)id);
 	}
@@ -265,8 +254,8 @@ int kf_record_load_requests(struct kf_store *s, int64_t run_id, struct kf_record
 		r->attempts = sqlite3_column_int(st, 6);
 		r->candidate_id = sqlite3_column_int64(st, 7);
 		r->parent_id = sqlite3_column_int64(st, 8);
-		r->messages = column_dup(st, 9);
-		r->reply = column_dup(st, 10);
+		r->messages = kf_store_column_text(st, 9);
+		r->reply = kf_store_column_text(st, 10);
 	}
 	if (step != SQLITE_DONE)
 		rc = fail(s, err, "reading the run's requests");
@@ -405,9 +394,9 @@ int kf_record_load_candidates(struct kf_store *s, int64_t run_id, struct kf_reco
 		column_copy(st, 1, c->task, sizeof c->task);
 		c->evaluated = sqlite3_column_type(st, 2) != SQLITE_NULL;
 		column_copy(st, 3, c->verdict, sizeof c->verdict);
-		c->sol_fraction = column_num(st, 4);
-		c->time_ms = column_num(st, 5);
-		c->speedup = column_num(st, 6);
+		c->sol_fraction = kf_store_column_number(st, 4);
+		c->time_ms = kf_store_column_number(st, 5);
+		c->speedup = kf_store_column_number(st, 6);
 	}
 	if (step != SQLITE_DONE)
 		rc = fail(s, err, "reading the run's candidates");
@@ -424,7 +413,7 @@ int kf_record_candidate_source(struct kf_store *s, int64_t id, char **source, si
 	if (rc != KF_OK)
 		return rc;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		*source = column_dup(st, 0);
+		*source = kf_store_column_text(st, 0);
 		if (len)
 			*len = (size_t)sqlite3_column_bytes(st, 0);
 	} else {

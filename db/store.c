@@ -892,3 +892,20 @@ void kf_store_utc_now(char out[KF_STORE_TIMESTAMP_LEN])
 	size_t n = strftime(out, KF_STORE_TIMESTAMP_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out + n, KF_STORE_TIMESTAMP_LEN - n, ".%03dZ", (int)(ts.tv_nsec / 1000000));
 }
+
+int kf_store_fail(sqlite3 *db, kf_err *err, const char *what)
+{
+	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+char *kf_store_column_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return t ? kf_xstrdup((const char *)t) : NULL;
+}
+
+double kf_store_column_number(sqlite3_stmt *st, int col)
+{
+	int type = sqlite3_column_type(st, col);
+	return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, col) : NAN;
+}

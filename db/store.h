@@ -84,6 +84,14 @@ int kf_store_add_evaluation(struct kf_store *s, int64_t candidate_id, const cJSO
  * Unknown id -> KF_EINPUT "no submission with id N". The caller frees *out with cJSON_Delete. */
 int kf_store_get_candidate(struct kf_store *s, int64_t id, cJSON **out, kf_err *err);
 
+/* Helpers for modules that read the store with their own SQL. */
+/* KF_EINTERNAL "what: SQLite's message for db's last error". */
+int kf_store_fail(sqlite3 *db, kf_err *err, const char *what);
+/* A column's text, copied (free it), or NULL for SQL NULL. */
+char *kf_store_column_text(sqlite3_stmt *st, int col);
+/* A numeric column's value, NAN for NULL (or anything not a number). */
+double kf_store_column_number(sqlite3_stmt *st, int col);
+
 /* The current time in the store's timestamp format: "2025-01-31T12:34:56.789Z". */
 #define KF_STORE_TIMESTAMP_LEN 25 /* 24 characters + NUL */
 void kf_store_utc_now(char out[KF_STORE_TIMESTAMP_LEN]);

@@ -103,23 +103,6 @@ static const char usage_sql[] =
 	"  CASE WHEN sum(status = 'done' AND cost_usd IS NULL) > 0 THEN NULL ELSE sum(cost_usd) END"
 	" FROM requests WHERE run_id IN (SELECT value FROM json_each(?1))";
 
-static int db_fail(sqlite3 *db, kf_err *err, const char *what)
-{
-	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, sqlite3_errmsg(db));
-}
-
-static char *column_text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	return t ? kf_xstrdup((const char *)t) : NULL;
-}
-
-static double column_number(sqlite3_stmt *st, int col)
-{
-	int type = sqlite3_column_type(st, col);
-	return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, col) : NAN;
-}
-
 /* CUDA reports versions as one integer, 1000 * major + 10 * minor (13000 is 13.0); a string is kept. */
 #define CUDA_VERSION_MAJOR 1000
 #define CUDA_VERSION_MINOR 10
@@ -129,7 +112,7 @@ static char *version_text(sqlite3_stmt *st, int col)
 {
 	char text[VERSION_TEXT_MAX];
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
-		return column_text(st, col);
+		return kf_store_column_text(st, col);
 	int64_t v = sqlite3_column_int64(st, col);
 	snprintf(text, sizeof text, "%lld.%lld", (long long)(v / CUDA_VERSION_MAJOR),
 		 (long long)(v % CUDA_VERSION_MAJOR / CUDA_VERSION_MINOR));
@@ -150,27 +133,27 @@ static void read_eval(sqlite3_stmt *st, struct kf_lb_eval *e)
 	e->submission_id = sqlite3_column_int64(st, COL_SUBMISSION);
 	e->evaluation_id = sqlite3_column_int64(st, COL_EVALUATION);
 	e->run_id = sqlite3_column_int64(st, COL_RUN); /* NULL reads as 0 */
-	e->source = column_text(st, COL_SOURCE);
-	e->task = column_text(st, COL_TASK);
-	e->backend = column_text(st, COL_BACKEND);
-	e->device = column_text(st, COL_DEVICE);
-	e->verdict = column_text(st, COL_VERDICT);
-	e->reason = column_text(st, COL_REASON);
-	e->source_hash = column_text(st, COL_SOURCE_HASH);
-	e->task_hash = column_text(st, COL_TASK_HASH);
-	e->compile_key = column_text(st, COL_COMPILE_KEY);
-	e->compiler = column_text(st, COL_COMPILER);
+	e->source = kf_store_column_text(st, COL_SOURCE);
+	e->task = kf_store_column_text(st, COL_TASK);
+	e->backend = kf_store_column_text(st, COL_BACKEND);
+	e->device = kf_store_column_text(st, COL_DEVICE);
+	e->verdict = kf_store_column_text(st, COL_VERDICT);
+	e->reason = kf_store_column_text(st, COL_REASON);
+	e->source_hash = kf_store_column_text(st, COL_SOURCE_HASH);
+	e->task_hash = kf_store_column_text(st, COL_TASK_HASH);
+	e->compile_key = kf_store_column_text(st, COL_COMPILE_KEY);
+	e->compiler = kf_store_column_text(st, COL_COMPILER);
 	e->driver_version = version_text(st, COL_DRIVER);
 	e->runtime_version = version_text(st, COL_RUNTIME);
-	e->time_ms = column_number(st, COL_TIME);
-	e->ref_time_ms = column_number(st, COL_REF_TIME);
-	e->vendor_time_ms = column_number(st, COL_VENDOR_TIME);
-	e->iqr_ms = column_number(st, COL_IQR);
-	e->t_sol_ms = column_number(st, COL_T_SOL);
-	e->sol_fraction = column_number(st, COL_SOL_FRACTION);
-	e->sol_score = column_number(st, COL_SOL_SCORE);
+	e->time_ms = kf_store_column_number(st, COL_TIME);
+	e->ref_time_ms = kf_store_column_number(st, COL_REF_TIME);
+	e->vendor_time_ms = kf_store_column_number(st, COL_VENDOR_TIME);
+	e->iqr_ms = kf_store_column_number(st, COL_IQR);
+	e->t_sol_ms = kf_store_column_number(st, COL_T_SOL);
+	e->sol_fraction = kf_store_column_number(st, COL_SOL_FRACTION);
+	e->sol_score = kf_store_column_number(st, COL_SOL_SCORE);
 	e->source_bytes = sqlite3_column_int64(st, COL_SOURCE_BYTES);
-	e->p_correct = column_number(st, COL_P_CORRECT);
+	e->p_correct = kf_store_column_number(st, COL_P_CORRECT);
 }
 
 /* A JSON array of the filter values for json_each, or NULL when the filter is off. */
@@ -204,7 +187,7 @@ static int load_evals(struct kf_store *s, const struct kf_lb_query *q, struct kf
 	char *tasks = names_json(q->tasks, q->n_tasks);
 	int rc, ret = KF_OK, cap = 0;
 	if (sqlite3_prepare_v2(db, load_sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = db_fail(db, err, "reading the evaluations");
+		ret = kf_store_fail(db, err, "reading the evaluations");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, runs, -1, SQLITE_STATIC);
@@ -218,7 +201,7 @@ static int load_evals(struct kf_store *s, const struct kf_lb_query *q, struct kf
 		read_eval(st, e);
 	}
 	if (rc != SQLITE_DONE)
-		ret = db_fail(db, err, "reading the evaluations");
+		ret = kf_store_fail(db, err, "reading the evaluations");
 out:
 	sqlite3_finalize(st);
 	free(runs);
@@ -470,16 +453,16 @@ static int add_usage(sqlite3 *db, struct kf_lb_eval *const *evs, int n, struct k
 	if (!list)
 		goto out;
 	if (sqlite3_prepare_v2(db, usage_sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = db_fail(db, err, "reading the agent's requests");
+		ret = kf_store_fail(db, err, "reading the agent's requests");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		ret = db_fail(db, err, "reading the agent's requests");
+		ret = kf_store_fail(db, err, "reading the agent's requests");
 		goto out;
 	}
-	sum->tokens = column_number(st, 0);
-	sum->cost_usd = column_number(st, 1);
+	sum->tokens = kf_store_column_number(st, 0);
+	sum->cost_usd = kf_store_column_number(st, 1);
 out:
 	sqlite3_finalize(st);
 	free(list);
@@ -491,11 +474,11 @@ static int has_usage_table(sqlite3 *db, bool *out, kf_err *err)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, usage_table_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, err, "looking for the agent's requests table");
+		return kf_store_fail(db, err, "looking for the agent's requests table");
 	int rc = sqlite3_step(st);
 	*out = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == USAGE_COLUMNS;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? KF_OK : db_fail(db, err, "looking for the agent's requests table");
+	return rc == SQLITE_ROW ? KF_OK : kf_store_fail(db, err, "looking for the agent's requests table");
 }
 
 /* ---- groups ---- */

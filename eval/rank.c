@@ -48,23 +48,6 @@ struct build {
 	int n_tasks;
 };
 
-static int db_fail(sqlite3 *db, kf_err *err, const char *what)
-{
-	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, sqlite3_errmsg(db));
-}
-
-static char *column_text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	return t ? kf_xstrdup((const char *)t) : NULL;
-}
-
-static double column_number(sqlite3_stmt *st, int col)
-{
-	int type = sqlite3_column_type(st, col);
-	return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, col) : NAN;
-}
-
 static void ranked_free(struct kf_ranked *r)
 {
 	free(r->task);
@@ -106,21 +89,21 @@ static void read_row(sqlite3_stmt *st, struct row *w)
 	r->submission_id = sqlite3_column_int64(st, COL_SUBMISSION);
 	r->evaluation_id = sqlite3_column_int64(st, COL_EVALUATION);
 	r->run_id = sqlite3_column_int64(st, COL_RUN);
-	r->task = column_text(st, COL_TASK);
-	r->backend = column_text(st, COL_BACKEND);
-	r->submitter = column_text(st, COL_SUBMITTER);
-	r->verdict = column_text(st, COL_VERDICT);
-	r->time_ms = column_number(st, COL_TIME);
-	r->sol_fraction = column_number(st, COL_SOL);
-	r->iqr_ms = column_number(st, COL_IQR);
+	r->task = kf_store_column_text(st, COL_TASK);
+	r->backend = kf_store_column_text(st, COL_BACKEND);
+	r->submitter = kf_store_column_text(st, COL_SUBMITTER);
+	r->verdict = kf_store_column_text(st, COL_VERDICT);
+	r->time_ms = kf_store_column_number(st, COL_TIME);
+	r->sol_fraction = kf_store_column_number(st, COL_SOL);
+	r->iqr_ms = kf_store_column_number(st, COL_IQR);
 	r->source_bytes = sqlite3_column_int64(st, COL_BYTES);
 	r->gates_passed = r->verdict && !strcmp(r->verdict, VERDICT_OK);
 	r->p_correct = NAN;
 	for (int v = 0; v < KF_VER_COUNT; v++)
 		r->votes[v].vote = KF_VOTE_ABSTAIN; /* a verifier with no stored vote (an older database) */
-	w->task_hash = column_text(st, COL_TASK_HASH);
-	w->source = column_text(st, COL_SOURCE);
-	w->spec_text = column_text(st, COL_SPEC);
+	w->task_hash = kf_store_column_text(st, COL_TASK_HASH);
+	w->source = kf_store_column_text(st, COL_SOURCE);
+	w->spec_text = kf_store_column_text(st, COL_SPEC);
 	const char *details = (const char *)sqlite3_column_text(st, COL_DETAILS);
 	w->details = details ? cJSON_Parse(details) : NULL;
 	if (!w->details)
@@ -149,7 +132,7 @@ static int load_scope(struct build *b, kf_err *err)
 		kf_buf_adds(&runs, "]");
 	int rc, ret = KF_OK, cap = 0;
 	if (sqlite3_prepare_v2(b->db, scope_sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = db_fail(b->db, err, "reading the candidates to rank");
+		ret = kf_store_fail(b->db, err, "reading the candidates to rank");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, runs.data, -1, SQLITE_STATIC);
@@ -160,7 +143,7 @@ static int load_scope(struct build *b, kf_err *err)
 		read_row(st, w);
 	}
 	if (rc != SQLITE_DONE)
-		ret = db_fail(b->db, err, "reading the candidates to rank");
+		ret = kf_store_fail(b->db, err, "reading the candidates to rank");
 out:
 	sqlite3_finalize(st);
 	kf_buf_free(&runs);
@@ -200,7 +183,7 @@ static int load_stored(struct build *b, struct row *w, bool *found, kf_err *err)
 	*found = false;
 	if (sqlite3_prepare_v2(b->db, "SELECT verifier, vote, evidence FROM verifier_votes WHERE evaluation_id = ?1",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(b->db, err, "reading stored votes");
+		return kf_store_fail(b->db, err, "reading stored votes");
 	sqlite3_bind_int64(st, 1, w->r.evaluation_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		enum kf_verifier v;
@@ -214,7 +197,7 @@ static int load_stored(struct build *b, struct row *w, bool *found, kf_err *err)
 		*found = true;
 	}
 	if (rc != SQLITE_DONE)
-		ret = db_fail(b->db, err, "reading stored votes");
+		ret = kf_store_fail(b->db, err, "reading stored votes");
 	sqlite3_finalize(st);
 	if (ret != KF_OK || !*found)
 		return ret;
@@ -222,7 +205,7 @@ static int load_stored(struct build *b, struct row *w, bool *found, kf_err *err)
 			       "SELECT probe_key, shape, ran, counts, data FROM verifier_probes WHERE evaluation_id = ?1"
 			       " ORDER BY rowid",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(b->db, err, "reading stored probes");
+		return kf_store_fail(b->db, err, "reading stored probes");
 	sqlite3_bind_int64(st, 1, w->r.evaluation_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		w->probes = kf_xrealloc(w->probes, sizeof *w->probes * (size_t)(w->n_probes + 1));
@@ -248,7 +231,7 @@ static int load_stored(struct build *b, struct row *w, bool *found, kf_err *err)
 			memcpy(p->values, sqlite3_column_blob(st, 4), bytes);
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = db_fail(b->db, err, "reading stored probes");
+		ret = kf_store_fail(b->db, err, "reading stored probes");
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -260,7 +243,7 @@ static int put_vote(sqlite3 *db, int64_t eval_id, enum kf_verifier v, const stru
 			       "INSERT OR REPLACE INTO verifier_votes (evaluation_id, verifier, vote, evidence)"
 			       " VALUES (?1, ?2, ?3, ?4)",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, err, "storing a vote");
+		return kf_store_fail(db, err, "storing a vote");
 	char *ev = cJSON_PrintUnformatted(rec->evidence);
 	sqlite3_bind_int64(st, 1, eval_id);
 	sqlite3_bind_text(st, 2, kf_verifier_name(v), -1, SQLITE_STATIC);
@@ -269,7 +252,7 @@ static int put_vote(sqlite3 *db, int64_t eval_id, enum kf_verifier v, const stru
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	cJSON_free(ev);
-	return rc == SQLITE_DONE ? KF_OK : db_fail(db, err, "storing a vote");
+	return rc == SQLITE_DONE ? KF_OK : kf_store_fail(db, err, "storing a vote");
 }
 
 static int put_probe(sqlite3 *db, int64_t eval_id, const struct kf_probe_out *p, kf_err *err)
@@ -279,7 +262,7 @@ static int put_probe(sqlite3 *db, int64_t eval_id, const struct kf_probe_out *p,
 			       "INSERT OR REPLACE INTO verifier_probes (evaluation_id, probe_key, shape, ran, counts, data)"
 			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, err, "storing a probe");
+		return kf_store_fail(db, err, "storing a probe");
 	cJSON *counts = cJSON_CreateArray();
 	for (int i = 0; i < p->n_outputs; i++)
 		cJSON_AddItemToArray(counts, cJSON_CreateNumber(p->count[i]));
@@ -295,7 +278,7 @@ static int put_probe(sqlite3 *db, int64_t eval_id, const struct kf_probe_out *p,
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	cJSON_free(ct);
-	return rc == SQLITE_DONE ? KF_OK : db_fail(db, err, "storing a probe");
+	return rc == SQLITE_DONE ? KF_OK : kf_store_fail(db, err, "storing a probe");
 }
 
 static cJSON *options_json(const struct kf_verify_opts *o)
@@ -333,7 +316,7 @@ static int store_verification(struct build *b, const struct row *w, const struct
 	cJSON_Delete(opts);
 	for (size_t i = 0; i < sizeof sql / sizeof sql[0] && ret == KF_OK; i++) {
 		if (sqlite3_prepare_v2(b->db, sql[i], -1, &st, NULL) != SQLITE_OK) {
-			ret = db_fail(b->db, err, "storing a verification");
+			ret = kf_store_fail(b->db, err, "storing a verification");
 			break;
 		}
 		sqlite3_bind_int64(st, 1, w->r.evaluation_id);
@@ -343,7 +326,7 @@ static int store_verification(struct build *b, const struct row *w, const struct
 			sqlite3_bind_text(st, 4, KF_VERSION_STRING, -1, SQLITE_STATIC);
 		}
 		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = db_fail(b->db, err, "storing a verification");
+			ret = kf_store_fail(b->db, err, "storing a verification");
 		sqlite3_finalize(st);
 	}
 	cJSON_free(ot);
@@ -548,14 +531,14 @@ static int store_fit(struct build *b, struct kf_ranking *out, kf_err *err)
 	cJSON_Delete(model);
 	if (sqlite3_prepare_v2(b->db, "INSERT INTO label_fits (scope, model, kforge_version) VALUES (?1, ?2, ?3)", -1, &st,
 			       NULL) != SQLITE_OK) {
-		ret = db_fail(b->db, err, "storing the label model");
+		ret = kf_store_fail(b->db, err, "storing the label model");
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, out->scope, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, mt, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, KF_VERSION_STRING, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		ret = db_fail(b->db, err, "storing the label model");
+		ret = kf_store_fail(b->db, err, "storing the label model");
 		goto out;
 	}
 	out->fit_id = sqlite3_last_insert_rowid(b->db);
@@ -563,7 +546,7 @@ static int store_fit(struct build *b, struct kf_ranking *out, kf_err *err)
 	st = NULL;
 	if (sqlite3_prepare_v2(b->db, "INSERT INTO posteriors (fit_id, evaluation_id, p_correct) VALUES (?1, ?2, ?3)", -1,
 			       &st, NULL) != SQLITE_OK) {
-		ret = db_fail(b->db, err, "storing posteriors");
+		ret = kf_store_fail(b->db, err, "storing posteriors");
 		goto out;
 	}
 	for (int i = 0; i < b->n_rows && ret == KF_OK; i++) {
@@ -576,7 +559,7 @@ static int store_fit(struct build *b, struct kf_ranking *out, kf_err *err)
 		else
 			sqlite3_bind_null(st, 3);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = db_fail(b->db, err, "storing posteriors");
+			ret = kf_store_fail(b->db, err, "storing posteriors");
 	}
 out:
 	sqlite3_finalize(st);
@@ -792,19 +775,19 @@ int kf_ranking_run_posteriors(struct kf_store *s, int64_t run_id, struct kf_post
 	*out = NULL;
 	*n = 0;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, err, "reading the run's posteriors");
+		return kf_store_fail(db, err, "reading the run's posteriors");
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	int rc, cap = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*out = kf_xgrow(*out, *n, &cap, sizeof **out);
 		struct kf_posterior *p = &(*out)[(*n)++];
 		p->submission_id = sqlite3_column_int64(st, 0);
-		p->p_correct = column_number(st, 1);
-		double theta = column_number(st, 2);
+		p->p_correct = kf_store_column_number(st, 1);
+		double theta = kf_store_column_number(st, 2);
 		p->trusted = p->p_correct >= (isfinite(theta) ? theta : KF_RANKING_DEFAULT_THETA) || /* NAN: false */
 			     sqlite3_column_int(st, 3);
 	}
-	int ret = rc == SQLITE_DONE ? KF_OK : db_fail(db, err, "reading the run's posteriors");
+	int ret = rc == SQLITE_DONE ? KF_OK : kf_store_fail(db, err, "reading the run's posteriors");
 	sqlite3_finalize(st);
 	if (ret != KF_OK) {
 		free(*out);

@@ -1,9 +1,11 @@
 /* Reference kernel for causal_attn_scores: P[bh] = softmax(Q[bh] K[bh]^T / sqrt(D)) over keys j <= i, 0 above the
  * diagonal; Q, K, P bf16. Two passes over the key tiles up to the diagonal on mma.sync: row max and sum, then
- * P = exp2(S*c - m*c - log2 l). Fast path (D = 64 or 128, L % 8 == 0, aligned): Q and a ring of K tiles by TMA
- * (128-byte swizzle), P staged by stmatrix and written as 16-byte rows; during pass 1, which writes no P, each block
- * streams out the zeros of the query tile mirrored to its own, so that stores and arithmetic stay in step across the
- * grid. Any other shape: element-guarded loads, ordinary stores. */
+ * P = exp2(S*c - m*c - log2 l). Fast path (D = 64 or 128, L % 8 == 0, aligned): 128 queries a block, Q and a ring of
+ * K tiles by TMA (128-byte swizzle, K kept in L2 by an evict-last hint), per-lane statistics merged once, P staged by
+ * stmatrix and written as streaming 16-byte rows; during pass 1, which writes no P, each block streams out the zeros
+ * of the query tile mirrored to its own, so that stores and arithmetic stay in step across the grid; blocks run
+ * longest first over all heads. Any other shape: element-guarded loads, ordinary stores. */
+#include <cfloat>
 #include "tile/mma.cuh"
 #include "tile/tma.cuh"
 #include "tile/vec.cuh"
@@ -13,12 +15,13 @@ namespace {
 typedef __nv_bfloat16 bf16;
 constexpr int BM = 64, BN = 64;                          /* queries per block, keys per tile */
 constexpr int THREADS = 128;                             /* four warps of 16 queries */
-constexpr int WARPS = THREADS / kf::WARP;
 constexpr int PAD = 8;
 constexpr int KEY_TILES = BN / kf::TILE;
 constexpr int MAX_D = 256;
 
 /* ---- fast path ---- */
+constexpr int FAST_BM = 128;                             /* queries per block: eight warps share each K tile */
+constexpr int FAST_THREADS = FAST_BM / kf::TILE * kf::WARP, FAST_WARPS = FAST_THREADS / kf::WARP;
 constexpr int STAGES = 2;                                /* K tiles in flight (two timed faster than three) */
 constexpr int SUB_D = kf::SWIZZLE_BYTES / 2;             /* head-dim columns per swizzled sub-tile (128-byte rows) */
 constexpr int SUB_BYTES = BN * kf::SWIZZLE_BYTES;        /* one 64-row sub-tile */
@@ -27,14 +30,21 @@ constexpr int VECS_PER_ROW = BN / kf::BF16_PER_VEC;
 constexpr int ROWS_PER_STORE = kf::WARP / VECS_PER_ROW;  /* a warp's 16-byte stores cover 4 rows of a tile */
 constexpr int MAP_RANK = 3;                              /* {column, row, bh} */
 constexpr int ROW_VALS = 2 * KEY_TILES * 2;              /* a lane's values of one accumulator row per key tile */
+/* A lane's running max starts here, not at -inf: a lane whose keys so far are all masked then rescales by 2^0
+ * instead of 2^(-inf + inf). Finite after scaling by scale_log2 < 1. */
+constexpr float NO_MAX = -FLT_MAX;
+
+/* Blocks per SM that the register budget must allow: 80 registers a thread at D = 64, 128 at D = 128. */
+constexpr int fast_min_blocks(int dp) { return dp == 64 ? 3 : 2; }
 
 template <int DP> struct fast_smem {
-    static constexpr int TILE_BYTES = DP / SUB_D * SUB_BYTES;                 /* the Q tile or one K tile */
-    static constexpr int STAGE_BYTES = WARPS * 2 * P_TILE_BYTES;              /* P staging; holds Q at first */
+    static constexpr int TILE_BYTES = DP / SUB_D * SUB_BYTES;                 /* one K tile */
+    static constexpr int Q_SUB_BYTES = FAST_BM * kf::SWIZZLE_BYTES, Q_BYTES = DP / SUB_D * Q_SUB_BYTES;
+    static constexpr int P_BYTES = FAST_WARPS * P_TILE_BYTES;                /* one staged tile of P per warp */
+    static constexpr int STAGE_BYTES = P_BYTES > Q_BYTES ? P_BYTES : Q_BYTES;  /* P staging; holds Q at first */
     static constexpr int BARS = 2 * STAGES + 1;                              /* full and empty per stage, Q */
     static constexpr int BYTES = kf::SWIZZLE_ATOM_BYTES + STAGE_BYTES + STAGES * TILE_BYTES +
                                  BARS * (int)sizeof(uint64_t);
-    static_assert(BM == BN && TILE_BYTES <= STAGE_BYTES, "Q is staged where P is later");
 };
 
 /* Byte offset of 16-byte chunk `chunk` of row `row` in a tile of 128-byte rows under the 128-byte swizzle. */
@@ -128,16 +138,16 @@ struct zero_block {
     /* up to n of this lane's stores */
     __device__ __forceinline__ void store(int n) {
         for (int j = 0; j < n && r < rows; ++j) {
-            *reinterpret_cast<uint4 *>(origin + (long long)r * L + c * kf::BF16_PER_VEC) = make_uint4(0, 0, 0, 0);
+            __stcs(reinterpret_cast<uint4 *>(origin + (long long)r * L + c * kf::BF16_PER_VEC), make_uint4(0, 0, 0, 0));
             for (c += kf::WARP; c >= vecs_per_row; c -= vecs_per_row) ++r;
         }
     }
 };
 
 template <int DP>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(FAST_THREADS, fast_min_blocks(DP))
 causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k, bf16 *P,
-                  int L, float scale_log2) {
+                  int L, int BH, float scale_log2) {
     using sm = fast_smem<DP>;
     constexpr int SUBS = DP / SUB_D, STEPS = SUB_D / kf::TILE;
     extern __shared__ uint8_t raw[];
@@ -146,32 +156,36 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
     uint8_t *ring = stage + sm::STAGE_BYTES;
     uint64_t *full = reinterpret_cast<uint64_t *>(ring + STAGES * sm::TILE_BYTES), *empty = full + STAGES,
              *q_bar = empty + STAGES;
-    const int n_qt = (int)kf::ceil_div(L, BM), qt = n_qt - 1 - (int)blockIdx.x;   /* longest rows first */
-    const int zt = (int)blockIdx.x;                      /* the query tile whose zeros this block writes */
-    const int q0 = qt * BM, bh = blockIdx.y, warp = threadIdx.x / kf::WARP, lane = threadIdx.x % kf::WARP;
+    /* longest rows first across all heads: a block's work grows with its query tile */
+    const int n_qt = (int)kf::ceil_div(L, FAST_BM), rank = (int)blockIdx.x / BH, qt = n_qt - 1 - rank;
+    const int zt = rank;                                 /* the query tile whose zeros this block writes */
+    const int q0 = qt * FAST_BM, bh = (int)blockIdx.x % BH, warp = threadIdx.x / kf::WARP;
+    const int lane = threadIdx.x % kf::WARP;
     const int w_row0 = q0 + warp * kf::TILE, row_base = w_row0 + lane / 4;
-    const int tiles = (int)kf::ceil_div(min(L, q0 + BM), BN), iters = 2 * tiles;   /* pass 1, then pass 2 */
+    const int tiles = (int)kf::ceil_div(min(L, q0 + FAST_BM), BN), iters = 2 * tiles;   /* pass 1, then pass 2 */
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             kf::mbar_init(&full[s], 1);
-            kf::mbar_init(&empty[s], WARPS);
+            kf::mbar_init(&empty[s], FAST_WARPS);
         }
         kf::mbar_init(q_bar, 1);
         kf::mbar_init_fence();
     }
     __syncthreads();
+    /* every K tile is read again by the longer query tiles of its head; P, written once, streams past it */
+    const uint64_t k_policy = kf::l2_evict_last_policy();
     if (threadIdx.x == 0) {
-        kf::mbar_arrive_expect_bytes(q_bar, sm::TILE_BYTES);
-        for (int s = 0; s < SUBS; ++s) kf::tma_load_3d(stage + s * SUB_BYTES, &map_q, q_bar, bh, q0, s * SUB_D);
+        kf::mbar_arrive_expect_bytes(q_bar, sm::Q_BYTES);
+        for (int s = 0; s < SUBS; ++s) kf::tma_load_3d(stage + s * sm::Q_SUB_BYTES, &map_q, q_bar, bh, q0, s * SUB_D);
         for (int it = 0; it < STAGES && it < iters; ++it) {
             kf::mbar_arrive_expect_bytes(&full[it], sm::TILE_BYTES);
             for (int s = 0; s < SUBS; ++s)
-                kf::tma_load_3d(ring + it * sm::TILE_BYTES + s * SUB_BYTES, &map_k, &full[it], bh, it % tiles * BN,
-                                s * SUB_D);
+                kf::tma_load_3d_hint(ring + it * sm::TILE_BYTES + s * SUB_BYTES, &map_k, &full[it], bh, it % tiles * BN,
+                                 s * SUB_D, k_policy);
         }
     }
-    zero_block zeros(P + (long long)bh * L * L, zt * BM + warp * kf::TILE, (zt + 1) * BM, L);
+    zero_block zeros(P + (long long)bh * L * L, zt * FAST_BM + warp * kf::TILE, (zt + 1) * FAST_BM, L);
     const int zeros_per_tile = (int)kf::ceil_div(zeros.lane_vectors(), tiles);
 
     /* per-lane ldmatrix / stmatrix addressing: rows and swizzled 16-byte chunks */
@@ -194,11 +208,11 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
         const uint32_t q_lane = kf::smem_addr(stage) + (warp * kf::TILE + lane % kf::TILE) * kf::SWIZZLE_BYTES;
 #pragma unroll
         for (int kd = 0; kd < DP / kf::TILE; ++kd)
-            ldsm_x4(qa[kd].r, q_lane + kd / STEPS * SUB_BYTES + xo_q[kd % STEPS]);
+            ldsm_x4(qa[kd].r, q_lane + kd / STEPS * sm::Q_SUB_BYTES + xo_q[kd % STEPS]);
     }
     __syncthreads();                                     /* Q has left the staging area before P arrives there */
 
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, b[2];
+    float m[2] = {NO_MAX, NO_MAX}, l[2] = {0.0f, 0.0f}, b[2];
     for (int it = 0; it < iters; ++it) {
         const int s = it % STAGES, key0 = it % tiles * BN;
         if (threadIdx.x == 0 && it > 0 && it - 1 + STAGES < iters) {   /* refill the stage freed last iteration */
@@ -206,8 +220,8 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
             kf::mbar_wait(&empty[prev], (it - 1) / STAGES % 2);
             kf::mbar_arrive_expect_bytes(&full[prev], sm::TILE_BYTES);
             for (int d = 0; d < SUBS; ++d)
-                kf::tma_load_3d(ring + prev * sm::TILE_BYTES + d * SUB_BYTES, &map_k, &full[prev], bh,
-                                next % tiles * BN, d * SUB_D);
+                kf::tma_load_3d_hint(ring + prev * sm::TILE_BYTES + d * SUB_BYTES, &map_k, &full[prev], bh,
+                                 next % tiles * BN, d * SUB_D, k_policy);
         }
         kf::mbar_wait(&full[s], it / STAGES % 2);
         kf::rt_acc S[KEY_TILES];
@@ -215,24 +229,27 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
         __syncwarp();
         if (lane == 0) kf::mbar_arrive(&empty[s]);
         if (key0 + BN - 1 > w_row0) mask_scores(S, key0 + 2 * (lane % 4) - row_base);
-        if (it < tiles) {                                /* pass 1: running max and sum of each row */
+        if (it < tiles) {                                /* pass 1: this lane's running max and sum of each row */
             zeros.store(zeros_per_tile);
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 float v[ROW_VALS];
                 row_values(v, S, r);
-                const float mx = fmaxf(m[r], kf::quad_reduce<kf::op_max>(tree<kf::op_max>(v)));
+                const float mx = fmaxf(m[r], tree<kf::op_max>(v));
                 row_values(v, S, r);
-                /* mx is finite: key 0 <= every row is in the first tile */
                 l[r] = l[r] * kf::exp2_fast((m[r] - mx) * scale_log2) + exp2_sum(v, scale_log2, mx * scale_log2);
                 m[r] = mx;
             }
-        } else {                                         /* pass 2: P, staged in this warp's two buffers */
+        } else {                                         /* pass 2: P, staged in this warp's buffer */
             if (it == tiles)
 #pragma unroll
-                for (int r = 0; r < 2; ++r) b[r] = m[r] * scale_log2 + __log2f(kf::quad_reduce<kf::op_sum>(l[r]));
-            uint8_t *buf = stage + warp * 2 * P_TILE_BYTES + it % 2 * P_TILE_BYTES;
-            __syncwarp();
+                for (int r = 0; r < 2; ++r) {            /* the quad's statistics; key 0 makes its max finite */
+                    const float mx = kf::quad_reduce<kf::op_max>(m[r]);
+                    const float sum = kf::quad_reduce<kf::op_sum>(l[r] * kf::exp2_fast((m[r] - mx) * scale_log2));
+                    b[r] = mx * scale_log2 + __log2f(sum);
+                }
+            uint8_t *buf = stage + warp * P_TILE_BYTES;
+            __syncwarp();                                /* the last tile's 16-byte loads are done with buf */
             const uint32_t p_lane = kf::smem_addr(buf) + p_row;
 #pragma unroll
             for (int t = 0; t < KEY_TILES; ++t) {
@@ -249,8 +266,8 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
                 const int row = k * ROWS_PER_STORE + lane / VECS_PER_ROW, chunk = lane % VECS_PER_ROW;
                 const uint4 v = *reinterpret_cast<const uint4 *>(buf + swizzled(row, chunk));
                 if (w_row0 + row < L && key0 + chunk * kf::BF16_PER_VEC < L)
-                    *reinterpret_cast<uint4 *>(P + ((long long)bh * L + w_row0 + row) * L + key0 +
-                                               chunk * kf::BF16_PER_VEC) = v;
+                    __stcs(reinterpret_cast<uint4 *>(P + ((long long)bh * L + w_row0 + row) * L + key0 +
+                                                     chunk * kf::BF16_PER_VEC), v);
             }
         }
     }
@@ -260,15 +277,15 @@ template <int DP>
 int launch_tma(const bf16 *Q, const bf16 *K, bf16 *P, int BH, int L, cudaStream_t stream) {
     CUtensorMap map_q, map_k;
     const long long dims[MAP_RANK] = {DP, L, BH}, strides[MAP_RANK - 1] = {DP, (long long)L * DP};
-    if (!kf::make_tensor_map_bf16<MAP_RANK>(&map_q, Q, dims, strides, {SUB_D, BM, 1}) ||
+    if (!kf::make_tensor_map_bf16<MAP_RANK>(&map_q, Q, dims, strides, {SUB_D, FAST_BM, 1}) ||
         !kf::make_tensor_map_bf16<MAP_RANK>(&map_k, K, dims, strides, {SUB_D, BN, 1}))
         return -1;
     const cudaError_t e = cudaFuncSetAttribute(causal_scores_tma<DP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                fast_smem<DP>::BYTES);
     if (e != cudaSuccess) return (int)e;
-    const dim3 grid((unsigned)kf::ceil_div(L, BM), (unsigned)BH);
-    causal_scores_tma<DP><<<grid, THREADS, fast_smem<DP>::BYTES, stream>>>(map_q, map_k, P, L,
-                                                                           kf::LOG2E / sqrtf((float)DP));
+    const unsigned blocks = (unsigned)(kf::ceil_div(L, FAST_BM) * BH);
+    causal_scores_tma<DP><<<blocks, FAST_THREADS, fast_smem<DP>::BYTES, stream>>>(map_q, map_k, P, L, BH,
+                                                                                  kf::LOG2E / sqrtf((float)DP));
     return kf::launch_status();
 }
 

@@ -127,6 +127,23 @@ __device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, u
                  : "memory");
 }
 
+/* An L2 policy that keeps what it tags: data many blocks re-read (a shared operand) outlives streamed outputs. */
+__device__ __forceinline__ uint64_t l2_evict_last_policy() {
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+}
+
+/* tma_load_3d with an L2 cache policy (from l2_evict_last_policy). */
+__device__ __forceinline__ void tma_load_3d_hint(void *dst, const CUtensorMap *map, uint64_t *bar, int batch, int row,
+                                                 int col, uint64_t policy) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+                 " [%0], [%1, {%2, %3, %4}], [%5], %6;\n"
+                 ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(col), "r"(row), "r"(batch), "r"(smem_addr(bar)),
+                 "l"(policy)
+                 : "memory");
+}
+
 /* The box at coordinates (c0, c1, c2, c3), c0 along the contiguous dimension. */
 __device__ __forceinline__ void tma_load_4d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1, int c2,
                                             int c3) {

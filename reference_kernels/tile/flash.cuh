@@ -227,11 +227,11 @@ flash_wgmma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ C
     }
     __syncthreads();
     if (warpgroup == FA_CONSUMERS) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(FA_PRODUCER_REGS));
+        warpgroup_regs_dec<FA_PRODUCER_REGS>();
         if (threadIdx.x == FA_CONSUMERS * WARPGROUP) fa_produce<DH>(sm, &map_q, &map_k, &map_v, p, qb, h, b);
         return;
     }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(FA_CONSUMER_REGS));
+    warpgroup_regs_inc<FA_CONSUMER_REGS>();
     fa_consume<DH>(sm, p, qb, h, b, warpgroup);
 }
 

@@ -356,12 +356,12 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_consta
     __syncthreads();
 
     if (warpgroup == GW_CONSUMERS) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(GW_PRODUCER_REGS));
+        warpgroup_regs_dec<GW_PRODUCER_REGS>();
         if (threadIdx.x == GW_CONSUMERS * WARPGROUP)
             gw_produce<L, OPS>(ring, &map_a, &map_b, &map_b2, g, batch, m0, n0, k_tiles);
         return;
     }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(GW_CONSUMER_REGS));
+    warpgroup_regs_inc<GW_CONSUMER_REGS>();
     rt_wg<GW_BN> acc;
     zero(acc);
     wgmma_fence_operand(acc);

@@ -1,6 +1,7 @@
 /* Warpgroup MMA (wgmma, sm_90a), bf16 in, fp32 accumulate: descriptors for 128-byte-swizzled shared tiles, fence /
- * commit / wait, and m64nNk16 (N = 64, 128, 256) with A from shared memory or registers and B K-major ([N][K] rows) or
- * MN-major ([K][N] rows). `accumulate` = 0 overwrites the accumulator. d[i] of a 64xN accumulator holds row
+ * commit / wait, and m64nNk16 (N = 8, 64, 128, 256) with A from registers or from shared memory (K-major, or MN-major
+ * [K][M] rows read transposed) and B K-major ([N][K] rows) or MN-major ([K][N] rows). `accumulate` = 0 overwrites the
+ * accumulator. d[i] of a 64xN accumulator holds row
  * 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2 (warp within the warpgroup). */
 #pragma once
 #include "tma.cuh"
@@ -20,6 +21,7 @@ template <int N> __device__ __forceinline__ void zero(rt_wg<N> &dst) {
 struct rt_wg_a { uint32_t r[4]; };
 
 enum wg_b_major { WG_B_K_MAJOR = 0, WG_B_MN_MAJOR = 1 };   /* the instruction's trans-b flag */
+enum wg_a_major { WG_A_K_MAJOR = 0, WG_A_MN_MAJOR = 1 };   /* its trans-a flag (A from shared memory only) */
 
 constexpr uint64_t DESC_SWIZZLE_128B = 1ull << 62;
 
@@ -31,7 +33,7 @@ __device__ __forceinline__ uint64_t desc_k_major(const void *tile) {
            DESC_SWIZZLE_128B;
 }
 
-/* MN-major operand: 64-column chunks of 128-byte rows, chunk_bytes apart; 8-row (k) groups 1024 bytes apart. */
+/* MN-major operand (A or B): 64-column chunks of 128-byte rows, chunk_bytes apart; 8-row (k) groups 1024 bytes apart. */
 __device__ __forceinline__ uint64_t desc_mn_major(const void *tile, uint32_t chunk_bytes) {
     return desc_field(smem_addr(tile)) | desc_field(chunk_bytes) << 16 | desc_field(SWIZZLE_ATOM_BYTES) << 32 |
            DESC_SWIZZLE_128B;
@@ -48,6 +50,18 @@ template <int N> __device__ __forceinline__ void wgmma_fence_operand(rt_wg<N> &a
     for (int i = 0; i < WG_M * N / WARPGROUP; ++i) asm volatile("" : "+f"(acc.d[i])::"memory");
 }
 
+/* Warp specialisation: a warpgroup hands registers back (dec) or claims them (inc); counts are multiples of 8 and the
+ * block's total must fit the register file. */
+template <int REGS> __device__ __forceinline__ void warpgroup_regs_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS> __device__ __forceinline__ void warpgroup_regs_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+/* A barrier among the threads of one warpgroup (hardware barrier `id`, 1 to 15; 0 is __syncthreads'). */
+__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(WARPGROUP)); }
+
 /* Waits until at most `pending` committed groups are still running. */
 template <int pending>
 __device__ __forceinline__ void wgmma_wait() {
@@ -55,11 +69,13 @@ __device__ __forceinline__ void wgmma_wait() {
 }
 
 /* Operand lists of the accumulator registers, in the instruction's order. */
+#define KF_WG_D4(d) "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 #define KF_WG_D8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
                        "+f"(d[i + 6]), "+f"(d[i + 7])
 #define KF_WG_D32(d, i) KF_WG_D8(d, i), KF_WG_D8(d, i + 8), KF_WG_D8(d, i + 16), KF_WG_D8(d, i + 24)
 #define KF_WG_D64(d) KF_WG_D32(d, 0), KF_WG_D32(d, 32)
 #define KF_WG_D128(d) KF_WG_D32(d, 0), KF_WG_D32(d, 32), KF_WG_D32(d, 64), KF_WG_D32(d, 96)
+#define KF_WG_REGS4 "%0, %1, %2, %3"
 #define KF_WG_REGS32 \
     "%0, %1, %2, %3, %4, %5, %6, %7, " \
     "%8, %9, %10, %11, %12, %13, %14, %15, " \
@@ -83,29 +99,36 @@ __device__ __forceinline__ void wgmma_wait() {
     "{\n .reg .pred p;\n setp.ne.b32 p, " ACC_OP ", 0;\n wgmma.mma_async.sync.aligned." SHAPE \
     ".f32.bf16.bf16 {" REGS "}, " TAIL ";\n}\n"
 
-/* dst (+)= a @ b, a 64x16 K-major and b 16xN in shared memory (descriptors). */
-template <int BMAJ, int N>
+/* dst (+)= a @ b, a 64x16 (K-major, or MN-major with AMAJ) and b 16xN in shared memory (descriptors). */
+template <int BMAJ, int N, int AMAJ = WG_A_K_MAJOR>
 __device__ __forceinline__ void wgmma(rt_wg<N> &dst, uint64_t a, uint64_t b, int accumulate) {
-    static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64, 128 or 256 wide");
+    static_assert(N == 8 || N == 64 || N == 128 || N == 256, "wgmma tiles here are 8, 64, 128 or 256 wide");
     float *d = dst.d;
-    if constexpr (N == 64)
-        asm volatile(KF_WG_INSN("m64n64k16", KF_WG_REGS32, "%32, %33, p, 1, 1, 0, %35", "%34")
-                     : KF_WG_D32(d, 0) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+    if constexpr (N == 8)
+        asm volatile(KF_WG_INSN("m64n8k16", KF_WG_REGS4, "%4, %5, p, 1, 1, %7, %8", "%6")
+                     : KF_WG_D4(d) : "l"(a), "l"(b), "r"(accumulate), "n"(AMAJ), "n"(BMAJ));
+    else if constexpr (N == 64)
+        asm volatile(KF_WG_INSN("m64n64k16", KF_WG_REGS32, "%32, %33, p, 1, 1, %35, %36", "%34")
+                     : KF_WG_D32(d, 0) : "l"(a), "l"(b), "r"(accumulate), "n"(AMAJ), "n"(BMAJ));
     else if constexpr (N == 128)
-        asm volatile(KF_WG_INSN("m64n128k16", KF_WG_REGS64, "%64, %65, p, 1, 1, 0, %67", "%66")
-                     : KF_WG_D64(d) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+        asm volatile(KF_WG_INSN("m64n128k16", KF_WG_REGS64, "%64, %65, p, 1, 1, %67, %68", "%66")
+                     : KF_WG_D64(d) : "l"(a), "l"(b), "r"(accumulate), "n"(AMAJ), "n"(BMAJ));
     else
-        asm volatile(KF_WG_INSN("m64n256k16", KF_WG_REGS128, "%128, %129, p, 1, 1, 0, %131", "%130")
-                     : KF_WG_D128(d) : "l"(a), "l"(b), "r"(accumulate), "n"(BMAJ));
+        asm volatile(KF_WG_INSN("m64n256k16", KF_WG_REGS128, "%128, %129, p, 1, 1, %131, %132", "%130")
+                     : KF_WG_D128(d) : "l"(a), "l"(b), "r"(accumulate), "n"(AMAJ), "n"(BMAJ));
 }
 
 /* dst (+)= a @ b, a 64x16 from registers, b 16xN in shared memory. The registers of a must stay untouched until
  * the instruction has completed (wgmma_wait). */
 template <int BMAJ, int N>
 __device__ __forceinline__ void wgmma(rt_wg<N> &dst, const rt_wg_a &a, uint64_t b, int accumulate) {
-    static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64, 128 or 256 wide");
+    static_assert(N == 8 || N == 64 || N == 128 || N == 256, "wgmma tiles here are 8, 64, 128 or 256 wide");
     float *d = dst.d;
-    if constexpr (N == 64)
+    if constexpr (N == 8)
+        asm volatile(KF_WG_INSN("m64n8k16", KF_WG_REGS4, "{%4, %5, %6, %7}, %8, p, 1, 1, %10", "%9")
+                     : KF_WG_D4(d)
+                     : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "l"(b), "r"(accumulate), "n"(BMAJ));
+    else if constexpr (N == 64)
         asm volatile(KF_WG_INSN("m64n64k16", KF_WG_REGS32, "{%32, %33, %34, %35}, %36, p, 1, 1, %38", "%37")
                      : KF_WG_D32(d, 0)
                      : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "l"(b), "r"(accumulate), "n"(BMAJ));
@@ -123,10 +146,12 @@ __device__ __forceinline__ void wgmma(rt_wg<N> &dst, const rt_wg_a &a, uint64_t 
 #undef KF_WG_REGS128
 #undef KF_WG_REGS64
 #undef KF_WG_REGS32
+#undef KF_WG_REGS4
 #undef KF_WG_D128
 #undef KF_WG_D64
 #undef KF_WG_D32
 #undef KF_WG_D8
+#undef KF_WG_D4
 
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
     const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);

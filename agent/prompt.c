@@ -249,10 +249,10 @@ int kf_prompt_task_messages(const struct kf_task *t, enum kf_backend b, const st
 
 /* ---- feedback ---- */
 
-static bool is_error_line(const char *s, size_t n)
+/* Whether the n bytes at s hold any of the marks. */
+static bool holds_any(const char *s, size_t n, const char *const *marks, size_t n_marks)
 {
-	static const char *const marks[] = { "error:", "error ", "Error", "undefined reference" };
-	for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+	for (size_t i = 0; i < n_marks; i++) {
 		size_t k = strlen(marks[i]);
 		for (size_t j = 0; j + k <= n; j++)
 			if (!memcmp(s + j, marks[i], k))
@@ -261,16 +261,16 @@ static bool is_error_line(const char *s, size_t n)
 	return false;
 }
 
+static bool is_error_line(const char *s, size_t n)
+{
+	static const char *const marks[] = { "error:", "error ", "Error", "undefined reference" };
+	return holds_any(s, n, marks, sizeof marks / sizeof marks[0]);
+}
+
 static bool is_diagnostic(const char *s, size_t n)
 {
 	static const char *const marks[] = { "warning:", "note:", "error:", "In function", "In file included" };
-	for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
-		size_t k = strlen(marks[i]);
-		for (size_t j = 0; j + k <= n; j++)
-			if (!memcmp(s + j, marks[i], k))
-				return true;
-	}
-	return false;
+	return holds_any(s, n, marks, sizeof marks / sizeof marks[0]);
 }
 
 void kf_prompt_trim_compile_log(const char *log, kf_buf *out)

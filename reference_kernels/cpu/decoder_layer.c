@@ -2,108 +2,76 @@
  * hid, act), as an unfused layer computes it: row-parallel GEMMs (axpys over widened weight rows, the RMSNorm folded
  * in as a per-row scale), and causal attention per (batch, head, query) row. */
 #include <math.h>
-#include <stdlib.h>
+
+#include "cpu/rows.h"
 
 #define RMS_EPS 1e-6f
+#define ROW_CHUNK 8
 
 static float round_bf16(float v)
 {
 	return kf_bf16_to_float(kf_float_to_bf16(v));
 }
 
-static void widen(float *dst, const kf_bf16 *src, size_t n)
-{
-#pragma omp parallel for schedule(static)
-	for (size_t i = 0; i < n; i++)
-		dst[i] = kf_bf16_to_float(src[i]);
-}
-
 /* dst[M][N] = scale_m * a[M][K] @ w[K][N] (+ res), w rows ldw apart, scale_m the row's 1/rms when norm, rounded
  * to bf16 when stored (an intermediate the unfused layer writes out). */
+struct gemm_args {
+	float *dst;
+	const float *a, *w, *res;
+	int N, K, ldw, norm, stored;
+};
+
+static void gemm_row(long long i, float *acc, const void *args)
+{
+	const struct gemm_args *p = args;
+	const float *ar = p->a + (size_t)i * p->K;
+	float scale = 1, ss = 0;
+	for (int k = 0; k < p->K; k++)
+		ss += ar[k] * ar[k];
+	if (p->norm)
+		scale = 1.0f / sqrtf(ss / (float)p->K + RMS_EPS);
+	for (int j = 0; j < p->N; j++)
+		acc[j] = 0;
+	axpy_rows(acc, ar, scale, p->w, p->N, p->K, (size_t)p->ldw);
+	for (int j = 0; j < p->N; j++) {
+		float v = acc[j] + (p->res ? p->res[(size_t)i * p->N + j] : 0.0f);
+		p->dst[(size_t)i * p->N + j] = p->stored ? round_bf16(v) : v;
+	}
+}
+
 static int gemm_rows(float *dst, const float *a, const float *w, const float *res, int M, int N, int K, int ldw,
 		     int norm, int stored)
 {
-	int rc = 0;
-#pragma omp parallel
-	{
-		float *acc = malloc(((size_t)N + 1) * sizeof *acc);
-		if (!acc) {
-#pragma omp atomic write
-			rc = 1;
-		}
-#pragma omp for schedule(static)
-		for (int i = 0; i < M; i++) {
-			if (!acc)
-				continue;
-			const float *ar = a + (size_t)i * K;
-			float scale = 1, ss = 0;
-			for (int k = 0; k < K; k++)
-				ss += ar[k] * ar[k];
-			if (norm)
-				scale = 1.0f / sqrtf(ss / (float)K + RMS_EPS);
-			for (int j = 0; j < N; j++)
-				acc[j] = 0;
-			for (int k = 0; k < K; k++) {
-				const float *wk = w + (size_t)k * ldw;
-				float ak = ar[k] * scale;
-#pragma omp simd
-				for (int j = 0; j < N; j++)
-					acc[j] += ak * wk[j];
-			}
-			for (int j = 0; j < N; j++) {
-				float v = acc[j] + (res ? res[(size_t)i * N + j] : 0.0f);
-				dst[(size_t)i * N + j] = stored ? round_bf16(v) : v;
-			}
-		}
-		free(acc);
-	}
-	return rc;
+	struct gemm_args p = { dst, a, w, res, N, K, ldw, norm, stored };
+	return for_each_row(M, (size_t)N, ROW_CHUNK, gemm_row, &p);
 }
 
-static int causal_attention(float *attn, const float *qkv, int B, int L, int H, int HKV, int D)
+struct attn_args {
+	float *attn;
+	const float *qkv;
+	int L, H, HKV, D;
+};
+
+static void attn_row(long long row, float *s, const void *args)
 {
-	int rc = 0, nqkv = (H + 2 * HKV) * D, dm = H * D;
-	float scale = 1.0f / sqrtf((float)D);
-#pragma omp parallel
-	{
-		float *s = malloc(((size_t)L + (size_t)D + 1) * sizeof *s);
-		if (!s) {
-#pragma omp atomic write
-			rc = 1;
-		}
-#pragma omp for schedule(dynamic, 8)
-		for (long long row = 0; row < (long long)B * H * L; row++) {
-			if (!s)
-				continue;
-			int i = (int)(row % L), h = (int)(row / L % H), b = (int)(row / ((long long)L * H));
-			int g = h / (H / HKV);
-			const float *base = qkv + (size_t)b * L * nqkv, *q = base + (size_t)i * nqkv + (size_t)h * D;
-			float *acc = s + L, max = -INFINITY;
-			for (int j = 0; j <= i; j++) {
-				const float *k = base + (size_t)j * nqkv + (size_t)(H + g) * D;
-				float dot = 0;
-				for (int d = 0; d < D; d++)
-					dot += q[d] * k[d];
-				s[j] = dot * scale;
-				max = fmaxf(max, s[j]);
-			}
-			double sum = 0;
-			for (int j = 0; j <= i; j++)
-				sum += s[j] = expf(s[j] - max);
-			for (int d = 0; d < D; d++)
-				acc[d] = 0;
-			for (int j = 0; j <= i; j++) {
-				const float *v = base + (size_t)j * nqkv + (size_t)(H + HKV + g) * D;
-				for (int d = 0; d < D; d++)
-					acc[d] += s[j] * v[d];
-			}
-			float *o = attn + ((size_t)b * L + i) * dm + (size_t)h * D;
-			for (int d = 0; d < D; d++)
-				o[d] = round_bf16(acc[d] / (float)sum);
-		}
-		free(s);
+	const struct attn_args *p = args;
+	int L = p->L, H = p->H, HKV = p->HKV, D = p->D, nqkv = (H + 2 * HKV) * D;
+	int i = (int)(row % L), h = (int)(row / L % H), b = (int)(row / ((long long)L * H));
+	int g = h / (H / HKV);
+	const float *base = p->qkv + (size_t)b * L * nqkv, *q = base + (size_t)i * nqkv + (size_t)h * D;
+	float *acc = s + L;
+	float max = scores_row(s, q, base + (size_t)(H + g) * D, (size_t)nqkv, i + 1, D, 1.0f / sqrtf((float)D));
+	double sum = exp_row(s, i + 1, max);
+	for (int d = 0; d < D; d++)
+		acc[d] = 0;
+	for (int j = 0; j <= i; j++) {
+		const float *v = base + (size_t)j * nqkv + (size_t)(H + HKV + g) * D;
+		for (int d = 0; d < D; d++)
+			acc[d] += s[j] * v[d];
 	}
-	return rc;
+	float *o = p->attn + ((size_t)b * L + i) * H * D + (size_t)h * D;
+	for (int d = 0; d < D; d++)
+		o[d] = round_bf16(acc[d] / (float)sum);
 }
 
 int kf_launch(const kf_bf16 *x, const kf_bf16 *Wqkv, const kf_bf16 *Wo, const kf_bf16 *W1, const kf_bf16 *W2,
@@ -117,13 +85,14 @@ int kf_launch(const kf_bf16 *x, const kf_bf16 *Wqkv, const kf_bf16 *Wo, const kf
 	float *attn = xf + M * dm, *hid = attn + M * dm, *out = hid + M * dm, *qf = out + M * dm;
 	float *gate = qf + M * nqkv, *up = gate + M * F, *wqkv = up + M * F, *wo = wqkv + dm * nqkv;
 	float *w1 = wo + dm * dm, *w2 = w1 + 2 * dm * F;
-	widen(xf, x, M * dm);
-	widen(wqkv, Wqkv, dm * nqkv);
-	widen(wo, Wo, dm * dm);
-	widen(w1, W1, 2 * dm * F);
-	widen(w2, W2, (size_t)F * dm);
+	widen_parallel(xf, x, M * dm);
+	widen_parallel(wqkv, Wqkv, dm * nqkv);
+	widen_parallel(wo, Wo, dm * dm);
+	widen_parallel(w1, W1, 2 * dm * F);
+	widen_parallel(w2, W2, (size_t)F * dm);
+	struct attn_args ap = { attn, qf, L, H, HKV, D };
 	int rc = gemm_rows(qf, xf, wqkv, NULL, (int)M, (int)nqkv, (int)dm, (int)nqkv, 1, 1);
-	rc |= causal_attention(attn, qf, B, L, H, HKV, D);
+	rc |= for_each_row((long long)B * H * L, (size_t)L + D, ROW_CHUNK, attn_row, &ap);
 	rc |= gemm_rows(hid, attn, wo, xf, (int)M, (int)dm, (int)dm, (int)dm, 0, 1);
 	rc |= gemm_rows(gate, hid, w1, NULL, (int)M, F, (int)dm, 2 * F, 1, 0);
 	rc |= gemm_rows(up, hid, w1 + F, NULL, (int)M, F, (int)dm, 2 * F, 1, 0);

@@ -1,7 +1,27 @@
 /* CPU reference for gemm_rowscale: C = (A @ B) * a_scale[m] * b_scale[n]. B is widened to fp32 once; each row of C
- * is an fp32 accumulator row filled by axpys over rows of B, scaled and rounded once. Rows split across OpenMP
- * threads. */
-#include <stdlib.h>
+ * is an fp32 accumulator row filled by axpys over the rows of B, scaled and rounded once. */
+#include "cpu/rows.h"
+
+#define ROW_CHUNK 8
+
+struct args {
+	const kf_bf16 *A;
+	const float *b, *a_scale, *b_scale;
+	kf_bf16 *C;
+	int N, K;
+};
+
+static void row(long long i, float *acc, const void *args)
+{
+	const struct args *p = args;
+	float *a = acc + p->N;
+	widen_row(a, p->A + (size_t)i * p->K, (size_t)p->K);
+	for (int j = 0; j < p->N; j++)
+		acc[j] = 0;
+	axpy_rows(acc, a, 1.0f, p->b, p->N, p->K, (size_t)p->N);
+	for (int j = 0; j < p->N; j++)
+		p->C[(size_t)i * p->N + j] = kf_float_to_bf16(acc[j] * p->a_scale[i] * p->b_scale[j]);
+}
 
 int kf_launch(const kf_bf16 *A, const kf_bf16 *B, const float *a_scale, const float *b_scale, kf_bf16 *C, int M,
 	      int N, int K)
@@ -9,35 +29,9 @@ int kf_launch(const kf_bf16 *A, const kf_bf16 *B, const float *a_scale, const fl
 	float *b = malloc(((size_t)K * N + 1) * sizeof *b);
 	if (!b)
 		return 1;
-	int rc = 0;
-#pragma omp parallel
-	{
-#pragma omp for schedule(static)
-		for (size_t i = 0; i < (size_t)K * N; i++)
-			b[i] = kf_bf16_to_float(B[i]);
-		float *acc = malloc(((size_t)N + 1) * sizeof *acc);
-		if (!acc) {
-#pragma omp atomic write
-			rc = 1;
-		}
-#pragma omp for schedule(static)
-		for (int i = 0; i < M; i++) {
-			if (!acc)
-				continue;
-			for (int j = 0; j < N; j++)
-				acc[j] = 0;
-			for (int k = 0; k < K; k++) {
-				float a = kf_bf16_to_float(A[(size_t)i * K + k]);
-				const float *bk = b + (size_t)k * N;
-#pragma omp simd
-				for (int j = 0; j < N; j++)
-					acc[j] += a * bk[j];
-			}
-			for (int j = 0; j < N; j++)
-				C[(size_t)i * N + j] = kf_float_to_bf16(acc[j] * a_scale[i] * b_scale[j]);
-		}
-		free(acc);
-	}
+	widen_parallel(b, B, (size_t)K * N);
+	struct args p = { A, b, a_scale, b_scale, C, N, K };
+	int rc = for_each_row(M, (size_t)N + K, ROW_CHUNK, row, &p);
 	free(b);
 	return rc;
 }

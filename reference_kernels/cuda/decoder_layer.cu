@@ -23,20 +23,10 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *Wqkv, cons
     if ((rc = kf::gemm<kf::B_KN, kf::GEMM_ROW_RMS>(proj, 1, stream)) != 0) return rc;
 
     const long long row = Nqkv, seq = (long long)L * Nqkv;
-    kf::attn_args a = {};
-    a.q = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, 0};
-    a.k = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, H};
-    a.v = kf::attn_view{qkv, seq, D, row, H + 2 * HKV, H + HKV};
-    a.o = attn;
-    a.o_stride_b = (long long)L * Dm;
-    a.o_stride_h = D;
-    a.o_stride_l = Dm;
-    a.B = B;
-    a.H = H;
-    a.HKV = HKV;
-    a.L = L;
-    a.D = D;
-    a.causal = true;
+    const int heads = H + 2 * HKV;
+    const kf::attn_args a = {kf::attn_view{qkv, seq, D, row, heads, 0}, kf::attn_view{qkv, seq, D, row, heads, H},
+                             kf::attn_view{qkv, seq, D, row, heads, H + HKV}, attn, (long long)L * Dm, D, Dm,
+                             B, H, HKV, L, D, true};
     if ((rc = kf::flash_attention(a, stream)) != 0) return rc;
 
     kf::gemm_args out = kf::gemm_problem(attn, Wo, h, M, Dm, Dm);

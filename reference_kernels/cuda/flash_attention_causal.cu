@@ -5,20 +5,5 @@
 
 extern "C" int kf_launch(const __nv_bfloat16 *Q, const __nv_bfloat16 *K, const __nv_bfloat16 *V, __nv_bfloat16 *O,
                          int B, int H, int HKV, int L, int D, cudaStream_t stream) {
-    const long long head = (long long)L * D;
-    kf::attn_args a = {};
-    a.q = kf::attn_view{Q, H * head, head, D, H, 0};
-    a.k = kf::attn_view{K, HKV * head, head, D, HKV, 0};
-    a.v = kf::attn_view{V, HKV * head, head, D, HKV, 0};
-    a.o = O;
-    a.o_stride_b = H * head;
-    a.o_stride_h = head;
-    a.o_stride_l = D;
-    a.B = B;
-    a.H = H;
-    a.HKV = HKV;
-    a.L = L;
-    a.D = D;
-    a.causal = true;
-    return kf::flash_attention(a, stream);
+    return kf::flash_attention_dense(Q, K, V, O, B, H, HKV, L, D, true, stream);
 }

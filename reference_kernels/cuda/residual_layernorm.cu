@@ -3,6 +3,7 @@
  * One block per row, of 64 to 256 threads as the row needs. Rows of up to 8192 columns stay in registers (tile/rows.cuh
  * fragments, 4 per thread: one read of x and res, one write of h and y, 16-byte accesses when the pitch allows);
  * longer rows stream three times. */
+#include "tile/norm.cuh"
 #include "tile/reduce.cuh"
 #include "tile/rows.cuh"
 
@@ -22,24 +23,13 @@ resln_regs(const bf16 *x, const bf16 *res, const bf16 *gamma, const bf16 *beta, 
     frag a, b;
     kf::load_row<VEC_IO>(a, x + off, cols, 0.0f);
     kf::load_row<VEC_IO>(b, res + off, cols, 0.0f);
-    float sum = 0.0f;
 #pragma unroll
     for (int u = 0; u < VPT; ++u)
 #pragma unroll
-        for (int e = 0; e < frag::VEC; ++e) sum += a.v[u][e] += b.v[u][e];
+        for (int e = 0; e < frag::VEC; ++e) a.v[u][e] += b.v[u][e];
     kf::store_row<VEC_IO>(h + off, a, cols);
-    kf::block_reduce<kf::op_sum>(sum, sum, scratch);
-    const float mean = sum / (float)cols;
-    float sq = 0.0f;
-#pragma unroll
-    for (int u = 0; u < VPT; ++u)
-#pragma unroll
-        for (int e = 0; e < frag::VEC; ++e) {
-            const float d = kf::row_frag_col<THREADS, frag::VEC, VEC_IO>(u, e) < cols ? a.v[u][e] - mean : 0.0f;
-            sq += d * d;
-        }
-    kf::block_reduce<kf::op_sum>(sq, sq, scratch);
-    const float rstd = rsqrtf(sq / (float)cols + LN_EPS);
+    float mean, rstd;
+    kf::frag_mean_rstd<VEC_IO>(mean, rstd, a, cols, LN_EPS, scratch);
     kf::load_row<VEC_IO>(b, gamma, cols, 0.0f);
 #pragma unroll
     for (int u = 0; u < VPT; ++u)

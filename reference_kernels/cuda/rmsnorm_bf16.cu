@@ -13,10 +13,9 @@ namespace {
 typedef __nv_bfloat16 bf16;
 
 constexpr float EPS = 1e-6f;
-constexpr int SMALL_THREADS = 256, LARGE_THREADS = 1024;
-constexpr int LARGE_VPT = 4;
 constexpr int VEC = kf::BF16_PER_VEC;
-constexpr int CACHED_MAX_COLS = LARGE_THREADS * LARGE_VPT * VEC;
+constexpr int SMALL_VPT_MAX = 4, LARGE_VPT = 4;
+constexpr int LARGE_THREADS = kf::ROW_LARGE_THREADS;
 
 template <int THREADS, int VPT, bool VEC_IO>
 __global__ void __launch_bounds__(THREADS)
@@ -34,17 +33,7 @@ rmsnorm_cached(const bf16 *__restrict__ x, const bf16 *__restrict__ gamma, bf16 
 #pragma unroll
     for (int u = 0; u < VPT; ++u) {
         float g[VEC];
-        if (VEC_IO) {
-            const int c0 = kf::row_frag_col<THREADS, VEC, true>(u, 0);
-            if (c0 >= cols) continue;
-            kf::load(g, gamma + c0);
-        } else {
-#pragma unroll
-            for (int e = 0; e < VEC; ++e) {
-                const int c = kf::row_frag_col<THREADS, VEC, false>(u, e);
-                g[e] = c < cols ? __bfloat162float(gamma[c]) : 0.0f;
-            }
-        }
+        kf::load_slot<VEC_IO, THREADS>(g, gamma, u, cols);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) r.v[u][e] *= rstd * g[e];
     }
@@ -66,12 +55,6 @@ rmsnorm_streamed(const bf16 *__restrict__ x, const bf16 *__restrict__ gamma, bf1
     });
 }
 
-template <int THREADS, int VPT>
-void launch_cached(const bf16 *x, const bf16 *gamma, bf16 *y, int rows, int cols, bool vec_io, cudaStream_t stream) {
-    if (vec_io) rmsnorm_cached<THREADS, VPT, true><<<rows, THREADS, 0, stream>>>(x, gamma, y, cols);
-    else rmsnorm_cached<THREADS, VPT, false><<<rows, THREADS, 0, stream>>>(x, gamma, y, cols);
-}
-
 } /* namespace */
 
 extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, __nv_bfloat16 *y, int rows, int cols,
@@ -80,12 +63,12 @@ extern "C" int kf_launch(const __nv_bfloat16 *x, const __nv_bfloat16 *gamma, __n
     if (rows == 0 || cols == 0) return 0;
     const bool vec_io = kf::row_vec_ok<bf16>(x, cols) && kf::is_aligned(gamma, kf::VEC_BYTES) &&
                         kf::is_aligned(y, kf::VEC_BYTES);
-    const int per_slot = SMALL_THREADS * VEC;
-    if (cols <= 1 * per_slot) launch_cached<SMALL_THREADS, 1>(x, gamma, y, rows, cols, vec_io, stream);
-    else if (cols <= 2 * per_slot) launch_cached<SMALL_THREADS, 2>(x, gamma, y, rows, cols, vec_io, stream);
-    else if (cols <= 4 * per_slot) launch_cached<SMALL_THREADS, 4>(x, gamma, y, rows, cols, vec_io, stream);
-    else if (cols <= CACHED_MAX_COLS) launch_cached<LARGE_THREADS, LARGE_VPT>(x, gamma, y, rows, cols, vec_io, stream);
-    else if (vec_io) rmsnorm_streamed<true><<<rows, LARGE_THREADS, 0, stream>>>(x, gamma, y, cols);
+    const auto launch = [&](auto t, auto v, auto io) {
+        rmsnorm_cached<decltype(t)::value, decltype(v)::value, decltype(io)::value>
+            <<<rows, decltype(t)::value, 0, stream>>>(x, gamma, y, cols);
+    };
+    if (kf::launch_row_cached<bf16, SMALL_VPT_MAX, LARGE_VPT>(cols, vec_io, launch)) return kf::launch_status();
+    if (vec_io) rmsnorm_streamed<true><<<rows, LARGE_THREADS, 0, stream>>>(x, gamma, y, cols);
     else rmsnorm_streamed<false><<<rows, LARGE_THREADS, 0, stream>>>(x, gamma, y, cols);
     return kf::launch_status();
 }

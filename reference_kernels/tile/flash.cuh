@@ -421,5 +421,14 @@ int flash_attention(const attn_args &a, cudaStream_t stream) {
     return fs_launch<256>(a, stream);
 }
 
+/* flash_attention over dense Q and O [B][H][L][D], K and V [B][HKV][L][D]: the flash_attention tasks' layout. */
+int flash_attention_dense(const __nv_bfloat16 *Q, const __nv_bfloat16 *K, const __nv_bfloat16 *V, __nv_bfloat16 *O,
+                          int B, int H, int HKV, int L, int D, bool causal, cudaStream_t stream) {
+    const long long head = (long long)L * D;
+    const attn_args a = {attn_view{Q, H * head, head, D, H, 0}, attn_view{K, HKV * head, head, D, HKV, 0},
+                         attn_view{V, HKV * head, head, D, HKV, 0}, O, H * head, head, D, B, H, HKV, L, D, causal};
+    return flash_attention(a, stream);
+}
+
 } /* namespace */
 } /* namespace kf */

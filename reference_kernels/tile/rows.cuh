@@ -5,8 +5,12 @@
  *  - row_for_each<THREADS, VEC_IO>(row, cols, f): one block per row, f(value, col) per element; vectors as above
  *    when VEC_IO, coalesced scalars otherwise;
  *  - row_frag<T, THREADS, VPT>: a row of up to THREADS * VPT * VEC elements held in registers between passes,
- *    with load_row / store_row (missing columns filled with a caller's value) and row_frag_col. */
+ *    with load_row / store_row (missing columns filled with a caller's value), row_frag_col, and load_slot for
+ *    one slot's worth of a per-column vector (a norm's gamma) in the same layout;
+ *  - launch_row_cached<T, SMALL_VPT_MAX, LARGE_VPT>(cols, vec_io, launch): the smallest row_frag shape that holds a
+ *    row, for a block-per-row kernel that keeps its row in registers. */
 #pragma once
+#include <type_traits>
 #include "common.cuh"
 #include "vec.cuh"
 
@@ -132,6 +136,53 @@ __device__ __forceinline__ void store_row(T *__restrict__ row, const row_frag<T,
             }
         }
     }
+}
+
+/* Slot u's VEC elements of a per-column vector (a norm's gamma or beta) in row_frag's layout, 0 past cols. */
+template <bool VEC_IO, int THREADS, int VEC, class T>
+__device__ __forceinline__ void load_slot(float (&dst)[VEC], const T *__restrict__ vec, int u, int cols) {
+    if (VEC_IO && row_frag_col<THREADS, VEC, true>(u, 0) < cols) {
+        load(dst, vec + row_frag_col<THREADS, VEC, true>(u, 0));
+    } else {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+            const int c = row_frag_col<THREADS, VEC, VEC_IO>(u, e);
+            dst[e] = !VEC_IO && c < cols ? to_f32(vec[c]) : 0.0f;
+        }
+    }
+}
+
+/* The shapes a cached row kernel launches at, smallest first: ROW_SMALL_THREADS threads holding 1, 2, 4 ...
+ * SMALL_VPT_MAX vectors each (small rows keep many blocks per SM), then ROW_LARGE_THREADS threads holding LARGE_VPT. */
+constexpr int ROW_SMALL_THREADS = 256, ROW_LARGE_THREADS = 1024;
+
+template <int N> using int_c = std::integral_constant<int, N>;
+
+template <int THREADS, int VPT, class L> inline void launch_row_shape(bool vec_io, L &launch) {
+    if (vec_io) launch(int_c<THREADS>{}, int_c<VPT>{}, std::true_type{});
+    else launch(int_c<THREADS>{}, int_c<VPT>{}, std::false_type{});
+}
+
+template <class T, int SMALL_VPT_MAX, int LARGE_VPT, int VPT, class L>
+inline bool launch_row_cached_from(int cols, bool vec_io, L &launch) {
+    constexpr int VEC = elems_per_vec<T>::value;
+    if constexpr (VPT <= SMALL_VPT_MAX) {
+        if (cols > ROW_SMALL_THREADS * VPT * VEC)
+            return launch_row_cached_from<T, SMALL_VPT_MAX, LARGE_VPT, 2 * VPT>(cols, vec_io, launch);
+        launch_row_shape<ROW_SMALL_THREADS, VPT>(vec_io, launch);
+    } else {
+        if (cols > ROW_LARGE_THREADS * LARGE_VPT * VEC) return false;
+        launch_row_shape<ROW_LARGE_THREADS, LARGE_VPT>(vec_io, launch);
+    }
+    return true;
+}
+
+/* Calls launch(threads, vpt, vec_io) with the smallest shape whose row_frag<T, threads, vpt> holds cols columns, the
+ * three as integral constants (decltype(x)::value) so launch can instantiate its kernel; false when the row is longer
+ * than the largest shape (the caller streams it). */
+template <class T, int SMALL_VPT_MAX, int LARGE_VPT, class L>
+inline bool launch_row_cached(int cols, bool vec_io, L &&launch) {
+    return launch_row_cached_from<T, SMALL_VPT_MAX, LARGE_VPT, 1>(cols, vec_io, launch);
 }
 
 } /* namespace kf */

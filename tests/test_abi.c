@@ -2,8 +2,8 @@
  * compile (cc; nvcc when installed); a wrong signature fails to compile; kf_init is optional;
  * the generated bf16/f16 conversions are exact; hidden shapes stay out of the header. And the
  * CI check of the task suite itself: for every task, the CPU reference and examples/cpu/NAME.c
- * agree with the fp64 oracle on small shapes and stress inputs, and no constant output (zeros
- * included) could pass the tolerance. */
+ * agree with the fp64 oracle on small shapes and stress inputs, and neither a constant output
+ * (zeros included) nor a copy of an input could pass the tolerance. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
@@ -229,8 +229,10 @@ static void run_both(struct trial *tr, const struct kf_task *t, kf_shim_call_fn 
 			  "%s wrote its input %s", what, t->tensors[i].name);
 }
 
-/* Every element within atol + rtol*|ref|, and no constant (so no zero) output within it:
- * some constant passes only if all intervals [ref - tol, ref + tol] share a point. */
+/* Every element within atol + rtol*|ref|; and, when check_posed, neither a constant (so no zero)
+ * nor a copy of any input of the output's size within it. Some constant passes only if all
+ * intervals [ref - tol, ref + tol] share a point; a copy passes only if each of its elements lies
+ * in its interval. */
 static void compare(const struct trial *tr, const struct kf_task *t, const char *what,
 		    bool check_posed)
 {
@@ -238,6 +240,7 @@ static void compare(const struct trial *tr, const struct kf_task *t, const char 
 		const struct kf_tensor *x = &t->tensors[i];
 		const struct kf_tolerance *tol = &t->tol[x->dtype];
 		double lo_max = -INFINITY, hi_min = INFINITY;
+		bool copy_fails[KF_MAX_TENSORS] = { false };
 		for (int64_t e = 0; e < tr->numel[i]; e++) {
 			double ref = tr->exact[i][e], out = kf_tensor_get(x->dtype, tr->typed[i], e);
 			double bound = tol->atol + tol->rtol * fabs(ref);
@@ -247,10 +250,19 @@ static void compare(const struct trial *tr, const struct kf_task *t, const char 
 				  what, x->name, (long long)e, out, ref, bound);
 			lo_max = fmax(lo_max, ref - bound);
 			hi_min = fmin(hi_min, ref + bound);
+			for (int in = 0; in < t->n_inputs; in++)
+				if (tr->numel[in] == tr->numel[i] && !copy_fails[in]) {
+					double v = kf_tensor_get(t->tensors[in].dtype, tr->typed[in], e);
+					copy_fails[in] = !(fabs(v - ref) <= bound);
+				}
 		}
-		if (check_posed)
-			cr_assert(lo_max > hi_min, "%s: a constant output would pass (ill-posed task)",
-				  what);
+		if (!check_posed)
+			continue;
+		cr_assert(lo_max > hi_min, "%s: a constant output would pass (ill-posed task)", what);
+		for (int in = 0; in < t->n_inputs; in++)
+			cr_assert(tr->numel[in] != tr->numel[i] || copy_fails[in],
+				  "%s: a copy of input %s would pass as output %s (ill-posed task)", what,
+				  t->tensors[in].name, x->name);
 	}
 }
 

@@ -334,6 +334,68 @@ Test(cli, tasks_lists_the_four_starter_tasks_as_text)
 		cr_expect(strstr(r->out, starter_tasks[i]), "`kforge tasks` does not list %s", starter_tasks[i]);
 }
 
+/* ---- `tasks --check`: no task passes all zeros, a constant or a copy of an input ---- */
+
+#define SUITE_MIN_TASKS 32
+
+Test(cli, tasks_check_finds_every_task_of_the_suite_well_posed, .timeout = TEST_TIMEOUT_S)
+{
+	const char *args[] = { "tasks", "--check", "--db", db, NULL };
+	const struct kf_cli_result *r = run(args, NULL, JUDGE_LIMIT_S);
+	cr_assert_eq(r->exit_code, 0, "exit %d; stderr: " EXCERPT, r->exit_code, r->err);
+	int n = 0;
+	const char *summary = strstr(r->out, " tasks, all well posed");
+	while (summary && summary > r->out && summary[-1] >= '0' && summary[-1] <= '9')
+		summary--;
+	cr_assert(summary && sscanf(summary, "%d", &n) == 1, "no \"N tasks, all well posed\" line: " EXCERPT, r->out);
+	cr_expect_geq(n, SUITE_MIN_TASKS, "only %d tasks were checked", n);
+}
+
+/* Replaces input `index`'s distribution of the copied vector_add spec by N(mean, std), and its
+ * stress variants by none (they would name the distribution being changed). */
+static void set_input_dist(int index, double mean, double std)
+{
+	cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(task_spec, "inputs"), index);
+	cr_assert_not_null(in, "vector_add.json has no input %d", index);
+	cJSON *dist = cJSON_CreateObject();
+	cJSON_AddStringToObject(dist, "kind", "normal");
+	cJSON_AddNumberToObject(dist, "mean", mean);
+	cJSON_AddNumberToObject(dist, "std", std);
+	cr_assert(cJSON_ReplaceItemInObjectCaseSensitive(in, "dist", dist), "input %d has no dist", index);
+	cJSON_ReplaceItemInObjectCaseSensitive(task_spec, "stress", cJSON_CreateArray());
+}
+
+Test(cli, tasks_check_rejects_a_task_that_all_zeros_pass)
+{
+	load_renamed_vector_add_spec();
+	set_input_dist(0, 0, 1e-9);
+	set_input_dist(1, 0, 1e-9);
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--check", "--db", db, NULL };
+	expect_input_error(args, env, "an all-zero 'out' passes");
+}
+
+Test(cli, tasks_check_rejects_a_task_that_a_constant_passes)
+{
+	/* out is 1000 to within 1e-3, under the rtol of 1e-5 * 1000 */
+	load_renamed_vector_add_spec();
+	set_input_dist(0, 1000, 1e-4);
+	set_input_dist(1, 0, 1e-4);
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--check", "--db", db, NULL };
+	expect_input_error(args, env, "a constant 'out' passes");
+}
+
+Test(cli, tasks_check_rejects_a_task_that_a_copy_of_an_input_passes)
+{
+	/* y is so small that x + y is x within the tolerance */
+	load_renamed_vector_add_spec();
+	set_input_dist(1, 0, 1e-9);
+	const char *env[] = { write_task_spec(), NULL };
+	const char *args[] = { "tasks", "--check", "--db", db, NULL };
+	expect_input_error(args, env, "a copy of input 'x' passes as output 'out'");
+}
+
 /* ---- the starter examples, end to end ---- */
 
 static double expect_number(const cJSON *json, const char *key)

@@ -51,7 +51,7 @@ EXTRA = {
     "softmax_topk": [dict(rows=16, cols=4096, k=8), dict(rows=4, cols=8192, k=64), dict(rows=2, cols=9001, k=5)],
     "linear_attention": [dict(BH=2, L=1000, D=64), dict(BH=2, L=300, D=128), dict(BH=1, L=200, D=100)],
     "selective_scan": [dict(B=2, L=300, Dm=100, N=16), dict(B=1, L=200, Dm=64, N=64)],
-    "long_conv": [dict(B=2, C=4, L=2000), dict(B=1, C=3, L=1500)],
+    "long_conv": [dict(B=2, C=4, L=2000), dict(B=1, C=3, L=1500), dict(B=3, C=2, L=5000), dict(B=1, C=2, L=9000)],
 }
 MISALIGNED = {
     "gemm_bias_gelu": dict(M=64, N=64, K=64), "swiglu_up": dict(M=64, N=64, K=64),

@@ -133,7 +133,7 @@ test-gpu: all $(GPU_TESTS)
 	KFORGE_HOME=$(CURDIR) KFORGE_CACHE=$(abspath $(BUILD))/test-cache $(abspath $(GPU_TESTS)) --jobs 1
 
 test-asan:
-	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" \
 		test
 
 bench: all $(BENCH_BIN)

@@ -47,16 +47,6 @@ template <int DP> struct fast_smem {
                                  BARS * (int)sizeof(uint64_t);
 };
 
-/* Byte offset of 16-byte chunk `chunk` of row `row` in a tile of 128-byte rows under the 128-byte swizzle. */
-__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
-    return row * kf::SWIZZLE_BYTES + (chunk ^ row % 8) * kf::VEC_BYTES;
-}
-
-__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
 __device__ __forceinline__ void stsm_x4(uint32_t addr, const uint32_t (&r)[4]) {
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
                  ::"r"(addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
@@ -100,7 +90,7 @@ __device__ __forceinline__ void raw_scores(kf::rt_acc (&S)[KEY_TILES], const kf:
 #pragma unroll
         for (int t = 0; t < KEY_TILES; ++t) {
             kf::rt_b kb;
-            ldsm_x4(kb.r, k_lane + kd / STEPS * SUB_BYTES + t * kf::TILE * kf::SWIZZLE_BYTES + xo[kd % STEPS]);
+            kf::ldsm_x4(kb.r, k_lane + kd / STEPS * SUB_BYTES + t * kf::TILE * kf::SWIZZLE_BYTES + xo[kd % STEPS]);
             kf::mma_ab(S[t], qa[kd], kb);
         }
 }
@@ -193,11 +183,11 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
     uint32_t xo_k[STEPS], xo_q[STEPS], xo_p[KEY_TILES];
 #pragma unroll
     for (int j = 0; j < STEPS; ++j) {
-        xo_k[j] = swizzled(0, (2 * j + quarter % 2) ^ lane % 8);
-        xo_q[j] = swizzled(0, (2 * j + lane / kf::TILE) ^ lane % 8);
+        xo_k[j] = kf::swizzle128(0, (2 * j + quarter % 2) ^ lane % 8);
+        xo_q[j] = kf::swizzle128(0, (2 * j + lane / kf::TILE) ^ lane % 8);
     }
 #pragma unroll
-    for (int t = 0; t < KEY_TILES; ++t) xo_p[t] = swizzled(0, (2 * t + lane / kf::TILE) ^ lane % 8);
+    for (int t = 0; t < KEY_TILES; ++t) xo_p[t] = kf::swizzle128(0, (2 * t + lane / kf::TILE) ^ lane % 8);
     const uint32_t k_row = (lane % 8 + 8 * (quarter / 2)) * kf::SWIZZLE_BYTES;
     const uint32_t p_row = (lane % 8 + 8 * (quarter % 2)) * kf::SWIZZLE_BYTES;
     const uint32_t ring_addr = kf::smem_addr(ring);
@@ -208,7 +198,7 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
         const uint32_t q_lane = kf::smem_addr(stage) + (warp * kf::TILE + lane % kf::TILE) * kf::SWIZZLE_BYTES;
 #pragma unroll
         for (int kd = 0; kd < DP / kf::TILE; ++kd)
-            ldsm_x4(qa[kd].r, q_lane + kd / STEPS * sm::Q_SUB_BYTES + xo_q[kd % STEPS]);
+            kf::ldsm_x4(qa[kd].r, q_lane + kd / STEPS * sm::Q_SUB_BYTES + xo_q[kd % STEPS]);
     }
     __syncthreads();                                     /* Q has left the staging area before P arrives there */
 
@@ -264,7 +254,7 @@ causal_scores_tma(const __grid_constant__ CUtensorMap map_q, const __grid_consta
 #pragma unroll
             for (int k = 0; k < kf::TILE / ROWS_PER_STORE; ++k) {   /* 16-byte rows from the staged tile */
                 const int row = k * ROWS_PER_STORE + lane / VECS_PER_ROW, chunk = lane % VECS_PER_ROW;
-                const uint4 v = *reinterpret_cast<const uint4 *>(buf + swizzled(row, chunk));
+                const uint4 v = *reinterpret_cast<const uint4 *>(buf + kf::swizzle128(row, chunk));
                 if (w_row0 + row < L && key0 + chunk * kf::BF16_PER_VEC < L)
                     __stcs(reinterpret_cast<uint4 *>(P + ((long long)bh * L + w_row0 + row) * L + key0 +
                                                      chunk * kf::BF16_PER_VEC), v);

@@ -318,8 +318,7 @@ struct wg_smem {
 
 /* Byte offset of element (row, col) in a 128-byte-swizzled tile of 64-column rows. */
 __device__ __forceinline__ int swizzled(int row, int col) {
-    return row * kf::SWIZZLE_BYTES + ((col / kf::BF16_PER_VEC) ^ (row % 8)) * kf::VEC_BYTES +
-           col % kf::BF16_PER_VEC * 2;
+    return kf::swizzle128(row, col / kf::BF16_PER_VEC) + col % kf::BF16_PER_VEC * (int)sizeof(__nv_bfloat16);
 }
 
 /* Phase parity of a ring barrier for the chunk's use of its stage. */

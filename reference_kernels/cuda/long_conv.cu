@@ -16,6 +16,8 @@
  * slides a 15-value register window over x for its 8 outputs, one shared load per 8 FMAs. */
 #include "tile/common.cuh"
 #include "tile/mma.cuh"
+#include "tile/tma.cuh"
+#include "tile/vec.cuh"
 
 namespace {
 
@@ -32,7 +34,7 @@ constexpr int PAD_ROWS = kf::TILE;             /* zero x blocks before a sequenc
 constexpr int SPLITS = 3;                      /* k = hi + mid + lo, each bf16 */
 constexpr int FRAGS = 15;                      /* distinct B registers of a Toeplitz block per lane */
 constexpr int TC_MAX_L = 8192;                 /* beyond this, k and x no longer fit in shared memory */
-constexpr int ROW_CHUNKS = TB * 2 / 16;        /* 16-byte chunks in a 128-byte x row */
+static_assert(TB * sizeof(bf16) == kf::SWIZZLE_BYTES, "an x block is one 128-byte swizzled row");
 
 struct tc_layout {
     int nb, words;                             /* blocks of L; 32-bit words per reversed-k copy */
@@ -52,10 +54,9 @@ __device__ __forceinline__ uint32_t pack(bf16 lo, bf16 hi) {
     return (uint32_t)__bfloat16_as_ushort(lo) | (uint32_t)__bfloat16_as_ushort(hi) << 16;
 }
 
-/* x block row `row` (of a warp's region), 16-byte chunk `chunk`, swizzled by the row so ldmatrix is conflict-free. */
-__device__ __forceinline__ int x_offset(int row, int chunk) {
-    return row * TB + ((chunk ^ (row % ROW_CHUNKS)) * 8);
-}
+/* Element offset of x block row `row` (of a warp's region), 16-byte chunk `chunk`: the 128-byte swizzle, so
+ * ldmatrix is conflict-free. */
+__device__ __forceinline__ int x_offset(int row, int chunk) { return kf::swizzle128(row, chunk) / (int)sizeof(bf16); }
 
 /* The three bf16 terms of v: v = hi + mid + lo to 24 bits (each residual is exact in fp32). */
 __device__ __forceinline__ void split3(float v, bf16 (&out)[SPLITS]) {
@@ -98,8 +99,9 @@ long_conv_tc(const bf16 *__restrict__ x, const float *__restrict__ k, bf16 *__re
     /* this warp's sequence between PAD_ROWS zero blocks on either side, zeros past L */
     if (active) {
         const bf16 *xs = x + ((long long)b * C + c) * L;
-        for (int v = lane; v < (2 * PAD_ROWS + nb) * ROW_CHUNKS; v += kf::WARP) {
-            const int row = v / ROW_CHUNKS, chunk = v % ROW_CHUNKS, t0 = (row - PAD_ROWS) * TB + chunk * 8;
+        for (int v = lane; v < (2 * PAD_ROWS + nb) * kf::SWIZZLE_CHUNKS; v += kf::WARP) {
+            const int row = v / kf::SWIZZLE_CHUNKS, chunk = v % kf::SWIZZLE_CHUNKS;
+            const int t0 = (row - PAD_ROWS) * TB + chunk * kf::BF16_PER_VEC;
             uint4 val = make_uint4(0, 0, 0, 0);
             if (row >= PAD_ROWS && vec_x && t0 + 8 <= L) {
                 val = *reinterpret_cast<const uint4 *>(xs + t0);
@@ -149,9 +151,7 @@ long_conv_tc(const bf16 *__restrict__ x, const float *__restrict__ k, bf16 *__re
             for (int kt = 0; kt < TB / kf::TILE; ++kt) {
                 kf::rt_a a;
                 const int row = PAD_ROWS + r0 - d + lane % kf::TILE, chunk = 2 * kt + lane / kf::TILE;
-                const uint32_t addr = (uint32_t)__cvta_generic_to_shared(sx + x_offset(row, chunk));
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                             : "=r"(a.r[0]), "=r"(a.r[1]), "=r"(a.r[2]), "=r"(a.r[3]) : "r"(addr));
+                kf::ldsm_x4(a.r, kf::smem_addr(sx + x_offset(row, chunk)));
 #pragma unroll
                 for (int nt = 0; nt < TB / 8; ++nt) {
                     /* B rows r = 16 kt + 2t (+8), columns p = 8 nt + g: v = nt - 2 kt + 7 (the +8 rows: v - 1) */

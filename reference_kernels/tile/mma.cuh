@@ -17,6 +17,18 @@ __device__ __forceinline__ void zero(rt_acc &dst) {
     for (int i = 0; i < 8; ++i) dst.d[i] = 0.0f;
 }
 
+/* ldmatrix x4 (and its transposing form) from this lane's row address in shared memory: the loaders below, and
+ * callers that place each lane's row themselves (swizzled tiles). */
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
 /* Lane l points at row l%16, column 8*(l/16) of the 16x16 tile: the four 8x8 quarters in operand order. */
 __device__ __forceinline__ const __nv_bfloat16 *ldmatrix_row(const __nv_bfloat16 *tile, int ld) {
     const int lane = threadIdx.x % WARP;
@@ -25,16 +37,12 @@ __device__ __forceinline__ const __nv_bfloat16 *ldmatrix_row(const __nv_bfloat16
 
 /* src: top-left of a 16x16 row-major bf16 tile in shared memory, ld elements per row. */
 __device__ __forceinline__ void load(rt_a &dst, const __nv_bfloat16 *src, int ld) {
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(ldmatrix_row(src, ld));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+    ldsm_x4(dst.r, (uint32_t)__cvta_generic_to_shared(ldmatrix_row(src, ld)));
 }
 
 /* src: top-left of a 16(k)x16(n) row-major bf16 tile in shared memory; transposed on the way in. */
 __device__ __forceinline__ void load(rt_b &dst, const __nv_bfloat16 *src, int ld) {
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(ldmatrix_row(src, ld));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+    ldsm_x4_trans(dst.r, (uint32_t)__cvta_generic_to_shared(ldmatrix_row(src, ld)));
 }
 
 /* src: top-left of the 16(n)x16(k) tile in shared memory, ld elements per row. Lanes 0-7 / 8-15 / 16-23 / 24-31
@@ -43,9 +51,7 @@ __device__ __forceinline__ void load(rt_b &dst, const __nv_bfloat16 *src, int ld
 __device__ __forceinline__ void load_nk(rt_b &dst, const __nv_bfloat16 *src, int ld) {
     const int lane = threadIdx.x % WARP, quarter = lane / 8;
     const __nv_bfloat16 *row = src + (lane % 8 + 8 * (quarter / 2)) * ld + 8 * (quarter % 2);
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+    ldsm_x4(dst.r, (uint32_t)__cvta_generic_to_shared(row));
 }
 
 /* src: top-left of a 16(k)x16(m) row-major tile, i.e. Aᵀ; transposed on the way in. Quarter j of rt_a
@@ -53,9 +59,7 @@ __device__ __forceinline__ void load_nk(rt_b &dst, const __nv_bfloat16 *src, int
 __device__ __forceinline__ void load_trans(rt_a &dst, const __nv_bfloat16 *src, int ld) {
     const int lane = threadIdx.x % WARP, j = lane / 8;
     const __nv_bfloat16 *row = src + (8 * (j / 2) + lane % 8) * ld + 8 * (j % 2);
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(addr));
+    ldsm_x4_trans(dst.r, (uint32_t)__cvta_generic_to_shared(row));
 }
 
 /* dst += a @ b for columns 8*half .. 8*half + 7 of the tile only (d[4*half .. 4*half + 3]). */

@@ -10,6 +10,7 @@ namespace kf {
 
 constexpr int SWIZZLE_BYTES = 128;                     /* widest TMA/wgmma swizzle: one smem row of a tile */
 constexpr int SWIZZLE_ATOM_BYTES = 8 * SWIZZLE_BYTES;  /* 8 rows: the span after which the pattern repeats */
+constexpr int SWIZZLE_CHUNKS = SWIZZLE_BYTES / VEC_BYTES;  /* 16-byte chunks in a swizzled row */
 constexpr int TMA_STRIDE_ALIGN = 16;                   /* global row pitch and base must be multiples of this */
 constexpr int TMA_MAX_RANK = 5;
 constexpr unsigned DRIVER_API_VERSION = 12000;         /* cuTensorMapEncodeTiled as introduced in CUDA 12.0 */
@@ -71,6 +72,13 @@ inline bool make_tensor_map_bf16_batched(CUtensorMap *dst, const __nv_bfloat16 *
                                          long long cols, long long pitch, long long batch_stride, int box_rows,
                                          int box_cols) {
     return make_tensor_map_bf16<3>(dst, base, {cols, rows, batch}, {pitch, batch_stride}, {box_cols, box_rows, 1});
+}
+
+/* Byte offset of 16-byte chunk `chunk` of row `row` in a tile of 128-byte rows under the 128-byte swizzle (TMA's
+ * SWIZZLE_128B): the chunk index XORed with the row's place in its 8-row atom, so the 8 rows an ldmatrix reads at one
+ * logical chunk sit in 8 different banks. */
+__host__ __device__ constexpr int swizzle128(int row, int chunk) {
+    return row * SWIZZLE_BYTES + (chunk ^ row % SWIZZLE_CHUNKS) * VEC_BYTES;
 }
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }

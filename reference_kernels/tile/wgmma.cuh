@@ -5,6 +5,7 @@
  * 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2 (warp within the warpgroup). */
 #pragma once
 #include "tma.cuh"
+#include "mma.cuh"
 
 namespace kf {
 
@@ -174,13 +175,12 @@ __device__ __forceinline__ void to_a(rt_wg_a &dst, const rt_wg<N> &src, int kk) 
 __device__ __forceinline__ uint32_t swizzled_a_row(const uint8_t *tile, int kk) {
     const int lane = threadIdx.x % WARP, warp = (threadIdx.x / WARP) % (WARPGROUP / WARP);
     const int row = 16 * warp + lane % 16, chunk = 2 * kk + lane / 16;
-    return smem_addr(tile + row * SWIZZLE_BYTES + ((chunk ^ (row % 8)) * VEC_BYTES));
+    return smem_addr(tile + swizzle128(row, chunk));
 }
 
 /* The A operand of key step kk, straight from a swizzled K-major tile in shared memory. */
 __device__ __forceinline__ void load_a(rt_wg_a &dst, const uint8_t *tile, int kk) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(dst.r[0]), "=r"(dst.r[1]), "=r"(dst.r[2]), "=r"(dst.r[3]) : "r"(swizzled_a_row(tile, kk)));
+    ldsm_x4(dst.r, swizzled_a_row(tile, kk));
 }
 
 } /* namespace kf */

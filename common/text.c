@@ -2,7 +2,7 @@
 #include "common/text.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The longest text one input byte or sequence turns into: a \xNN escape per byte of a C1
@@ -75,16 +75,27 @@ static size_t next_unit(const unsigned char *p, size_t left, char *unit, size_t 
 	return n;
 }
 
-void kf_text_sanitize(const char *in, size_t len, kf_buf *out)
+size_t kf_text_sanitize_max(const char *in, size_t len, size_t max_out, kf_buf *out)
 {
 	const unsigned char *p = (const unsigned char *)in;
 	char unit[KF_TEXT_UNIT_MAX];
-	kf_buf_reserve(out, len);
-	for (size_t i = 0; i < len;) {
+	size_t used = 0, i = 0;
+	kf_buf_reserve(out, len < max_out ? len : max_out);
+	while (i < len) {
 		size_t unit_len;
-		i += next_unit(p + i, len - i, unit, &unit_len);
+		size_t n = next_unit(p + i, len - i, unit, &unit_len);
+		if (unit_len > max_out - used)
+			break;
 		kf_buf_add(out, unit, unit_len);
+		used += unit_len;
+		i += n;
 	}
+	return i;
+}
+
+void kf_text_sanitize(const char *in, size_t len, kf_buf *out)
+{
+	kf_text_sanitize_max(in, len, SIZE_MAX, out);
 }
 
 void kf_text_sanitize_str(char *s, size_t cap)
@@ -92,21 +103,8 @@ void kf_text_sanitize_str(char *s, size_t cap)
 	if (cap == 0)
 		return;
 	size_t len = strnlen(s, cap - 1);
-	s[len] = '\0';
-	/* The escaped text is built apart: it can be longer than the original. */
-	char *copy = kf_xmalloc(len + 1);
-	memcpy(copy, s, len + 1);
-	const unsigned char *p = (const unsigned char *)copy;
-	char unit[KF_TEXT_UNIT_MAX];
-	size_t used = 0;
-	for (size_t i = 0; i < len;) {
-		size_t unit_len;
-		i += next_unit(p + i, len - i, unit, &unit_len);
-		if (used + unit_len > cap - 1)
-			break;
-		memcpy(s + used, unit, unit_len);
-		used += unit_len;
-	}
-	s[used] = '\0';
-	free(copy);
+	kf_buf clean = KF_BUF_INIT;
+	kf_text_sanitize_max(s, len, cap - 1, &clean);
+	memcpy(s, clean.data ? clean.data : "", clean.len + 1);
+	kf_buf_free(&clean);
 }

@@ -16,6 +16,11 @@
  * most four times as long. */
 void kf_text_sanitize(const char *in, size_t len, kf_buf *out);
 
+/* The same, appending at most max_out bytes: the text is cut at the last whole character or
+ * escape that fits, so what is appended is still valid UTF-8. Returns how many input bytes it
+ * covered (len when nothing was cut). */
+size_t kf_text_sanitize_max(const char *in, size_t len, size_t max_out, kf_buf *out);
+
 /* The same for a NUL-terminated string in a fixed array of cap bytes, in place. When the
  * escaped text does not fit, it is cut at the last whole character or escape that does, so the
  * result is still valid UTF-8 and NUL-terminated. */

@@ -121,3 +121,15 @@ Test(text, output_of_any_byte_is_valid_utf8_without_controls)
 	kf_buf_free(&again);
 	free(got);
 }
+
+Test(text, a_capped_copy_ends_on_a_whole_unit_and_says_how_much_it_covered)
+{
+	kf_buf b = KF_BUF_INIT;
+	size_t covered = kf_text_sanitize_max("ok\x1b[1m", 6, 5, &b);
+	cr_assert_str_eq(b.data, "ok"); /* the escape \x1B would need 4 bytes, only 3 are left */
+	cr_assert_eq(covered, 2);
+	kf_buf_reset(&b);
+	cr_assert_eq(kf_text_sanitize_max("\xc3\xa9t\xc3\xa9", 5, 100, &b), 5);
+	cr_assert_str_eq(b.data, "\xc3\xa9t\xc3\xa9");
+	kf_buf_free(&b);
+}

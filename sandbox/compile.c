@@ -1,12 +1,23 @@
 /* Compile jail and compile cache (see sandbox.h).
  * Theory of operation: the source, the generated header and shim are written to a fresh work
- * directory. A child enters new user (unless root)/mount/pid/net/ipc namespaces, becomes pid 1
- * of its pid namespace, mounts a tmpfs as its new root holding only read-only binds of /usr
- * (and the /bin, /lib* links or dirs), /dev/null & co, a fresh /proc, a private /tmp and the
- * work directory, chroots there, drops root, applies rlimits and execs the compiler. The parent
- * reads the capped log and enforces the wall timeout by killing the process group. Before any of
- * this, a lexical check refuses includes that name absolute paths, climb with "..", or are
- * computed by macros, so the jail is the second line, not the only one. */
+ * directory, handed to a uid drawn for this compile alone (kf_jail_fresh_uid: RLIMIT_NPROC then
+ * counts this compile's processes only, and no other jail can touch its files). A child enters
+ * new user (unless root)/mount/pid/net/ipc namespaces, becomes pid 1 of its pid namespace, mounts
+ * a tmpfs as its new root holding only read-only binds of /usr (and the /bin, /lib* links or
+ * dirs), /dev/null (no other device: /dev/zero or /dev/urandom would be endless includes), a
+ * private /tmp and the work directory (no /proc: compilers do not need it, and its files are
+ * includes that leak the jail's layout or block forever), chroots there, drops root to the fresh
+ * uid, applies rlimits (CPU, address space, file size, processes) and execs the compiler. Every
+ * one of these steps must succeed: a jail that cannot be built is kforge's internal error,
+ * reported through a status pipe the compiler never holds, and nothing is ever compiled outside
+ * it. The parent reads the capped log (sanitised before it is kept: it quotes the candidate's
+ * source) and enforces the wall timeout by killing the process group.
+ * There is no lexical pre-check of includes: the preprocessor's spellings (digraphs, line
+ * splices, macros, assembler directives in any case, strings pasted together) are too many for
+ * a scan to be a defence, and the jail holds no file worth including.
+ * The cache: objects are copied out of the work directory by kforge's own user (0644, in 0755
+ * directories), capped in size, evicted least recently used beyond a size limit; outcomes that
+ * come from running out of a resource (memory, processes, time, a signal) are never cached. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,27 +31,41 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cJSON.h>
 
 #include "common/buf.h"
 #include "common/clock.h"
-#include "common/csource.h"
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "sandbox/jail.h"
 #include "sandbox/sandbox.h"
 
 #define KF_COMPILE_DEFAULT_TIMEOUT_S 120.0
 #define KF_COMPILE_CPU_S 100
-#define KF_COMPILE_FSIZE (256u << 20)
-#define KF_COMPILE_DATA (8ull << 30)
+/* Address space of each compiler process: cc1, cicc and ptxas stay well under it on every
+ * reference kernel, and an include or template bomb fails here instead of in the host's memory. */
+#define KF_COMPILE_AS (4ull << 30)
+/* The largest shared object kforge keeps: far above any real kernel (the biggest reference is
+ * under 4 MiB), far below what a huge initialised array would cost every cache entry. */
+#define KF_COMPILE_OBJECT_MAX (64u << 20)
+/* Any file the compiler writes: twice the object cap leaves room for the .o and intermediate
+ * files, and ends a huge initialised array at the assembler ("File too large"). */
+#define KF_COMPILE_FSIZE (2 * KF_COMPILE_OBJECT_MAX)
 #define KF_COMPILE_NOFILE 512
 #define KF_COMPILE_NPROC 256
 #define KF_COMPILE_TMPFS_OPTS "size=1g,mode=0755"
-#define KF_COMPILE_CACHE_VERSION "kforge-compile-2"
+#define KF_COMPILE_CACHE_VERSION "kforge-compile-3"
+/* The compile cache's size limit (KFORGE_CACHE_MAX_MB overrides it); beyond it the least
+ * recently used entries go, except those used in the last KF_COMPILE_CACHE_GRACE_S seconds
+ * (another kforge may be about to load them). */
+#define KF_COMPILE_CACHE_MAX_MB 2048
+#define KF_COMPILE_CACHE_GRACE_S 600
 #define KF_COMPILE_MAX_ARGS 48
 #define KF_CUDA_ARCH_SPECIFIC_FROM 90 /* the first compute capability with an "a" target */
 
@@ -200,87 +225,60 @@ static void hash_tree(kf_sha256 *h, const char *dir)
 	free(names);
 }
 
-/* ---- the lexical include check ---- */
-
-static const char *skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* Returns NULL when every include names a plain relative or system header. Comments are
- * blanked first; string literals are kept (an .incbin hides inside an asm string). */
-static const char *bad_include(const char *text, size_t text_len, char *why, size_t len)
-{
-	char *src = kf_csource_blank(text, text_len, false);
-	const char *bad = NULL;
-	static const char *const directives[] = { "include", "include_next", "import", "embed" };
-	int line = 1;
-	for (const char *p = src; *p; p++) {
-		if (*p == '\n') {
-			line++;
-			continue;
-		}
-		const char *q = NULL;
-		if (*p == '#') {
-			const char *d = skip_ws(p + 1);
-			for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++) {
-				size_t n = strlen(directives[i]);
-				if (!strncmp(d, directives[i], n) && (d[n] == ' ' || d[n] == '\t' || d[n] == '<' || d[n] == '"')) {
-					q = skip_ws(d + n);
-					break;
-				}
-			}
-			if (q && *q != '<' && *q != '"') {
-				snprintf(why, len, "line %d: computed #include is not allowed", line);
-				bad = why;
-				break;
-			}
-		} else if (!strncmp(p, "__has_include", 13)) {
-			q = skip_ws(p + 13);
-			if (*q == '(')
-				q = skip_ws(q + 1);
-			if (*q != '<' && *q != '"')
-				q = NULL;
-		} else if (!strncmp(p, ".incbin", 7) || !strncmp(p, ".include", 8)) {
-			snprintf(why, len, "line %d: assembler file inclusion (.incbin/.include) is not allowed", line);
-			bad = why;
-			break;
-		}
-		if (!q)
-			continue;
-		char close = *q == '<' ? '>' : '"';
-		const char *end = strchr(q + 1, close);
-		const char *nl = strchr(q + 1, '\n');
-		if (!end || (nl && nl < end))
-			continue; /* malformed: the compiler will say so */
-		size_t n = (size_t)(end - q - 1);
-		if (q[1] == '/' || memmem(q + 1, n, "..", 2)) {
-			snprintf(why, len, "line %d: #include of '%.*s' is not allowed (absolute or parent-relative path)",
-				 line, (int)(n < 200 ? n : 200), q + 1);
-			bad = why;
-			break;
-		}
-	}
-	free(src);
-	return bad;
-}
-
 /* ---- the jail ---- */
 
-#define KF_JAIL_FAIL_MARK "kforge compile jail: "
+/* The jail's status pipe, close-on-exec in the jail: set-up failures and the compiler's death by
+ * a signal are reported there, where the compiler (whose log quotes the candidate) never writes. */
+#define KF_JAIL_STATUS_FD 3
+#define KF_JAIL_SETUP_MARK "setup: "
+#define KF_JAIL_SIGNAL_MARK "signal: "
+#define KF_JAIL_STATUS_MAX 1024
 
-/* Says on the log what could not be set up (the parent recognises the mark) and gives up. */
+struct jail_spec {
+	const char *root;        /* where the jail's tmpfs root is mounted */
+	const char *work;        /* the work directory, bound at /work */
+	const char *include_dir; /* bound read-only at KF_JAIL_INCLUDE, or NULL */
+	char *const *argv;
+	uid_t outer_uid;         /* kforge's euid: the only uid a user namespace maps */
+	uid_t uid;               /* this compile's own uid, when kforge runs as root */
+};
+
+static void status_write(const char *text, size_t len)
+{
+	ssize_t w = write(KF_JAIL_STATUS_FD, text, len);
+	(void)w; /* nothing else is left to report with */
+}
+
+/* Says on the status pipe which step could not be set up, with errno, and gives up. */
 static __attribute__((noreturn)) void jail_die(const char *what, const char *path)
 {
-	char msg[PATH_MAX + 128];
-	int n = snprintf(msg, sizeof msg, KF_JAIL_FAIL_MARK "%s %s: %s\n", what, path ? path : "", strerror(errno));
-	ssize_t w = write(2, msg, n > 0 ? (size_t)n : 0);
-	(void)w;
+	int e = errno;
+	char msg[PATH_MAX + 256];
+	int n = snprintf(msg, sizeof msg, KF_JAIL_SETUP_MARK "%s%s%s: %s (errno %d)", what, path ? " " : "",
+			 path ? path : "", strerror(e), e);
+	status_write(msg, n > 0 ? ((size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) : 0);
 	_exit(KF_EINTERNAL);
 }
 
+/* The flags a read-only remount must keep: in a user namespace the kernel refuses to clear
+ * nosuid, nodev, noexec or the atime mode that the original mount has. */
+static unsigned long locked_flags(const char *path)
+{
+	struct statvfs sv;
+	unsigned long f = 0;
+	if (statvfs(path, &sv) != 0)
+		return 0;
+	f |= sv.f_flag & ST_NOSUID ? MS_NOSUID : 0;
+	f |= sv.f_flag & ST_NODEV ? MS_NODEV : 0;
+	f |= sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0;
+	f |= sv.f_flag & ST_NOATIME ? MS_NOATIME : 0;
+	f |= sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0;
+	f |= sv.f_flag & ST_RELATIME ? MS_RELATIME : 0;
+	return f;
+}
+
+/* Binds src read-only at dst (links are recreated as links); a src that does not exist on this
+ * machine (/lib32, /libx32) is skipped. */
 static void bind_ro(const char *src, const char *dst)
 {
 	struct stat st;
@@ -289,135 +287,189 @@ static void bind_ro(const char *src, const char *dst)
 	if (S_ISLNK(st.st_mode)) {
 		char target[PATH_MAX];
 		ssize_t n = readlink(src, target, sizeof target - 1);
-		if (n > 0) {
-			target[n] = '\0';
-			if (symlink(target, dst) != 0)
-				jail_die("cannot link", dst);
-		}
+		if (n <= 0)
+			jail_die("cannot read the link", src);
+		target[n] = '\0';
+		if (symlink(target, dst) != 0)
+			jail_die("cannot link", dst);
 		return;
 	}
-	if (S_ISDIR(st.st_mode))
-		mkdir(dst, 0755);
-	else
-		close(open(dst, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	if (S_ISDIR(st.st_mode) ? mkdir(dst, 0755) != 0 : close(open(dst, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != 0)
+		jail_die("cannot create the mount point", dst);
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
 		jail_die("cannot bind-mount", src);
-	mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL);
+	if (mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(src), NULL) != 0)
+		jail_die("cannot make read-only", dst);
 }
 
 #define KF_JAIL_INCLUDE "/include"
 
-static __attribute__((noreturn)) void jail_exec(const char *root, const char *work, const char *include_dir,
-						 char *const argv[], int log_fd)
+/* Lowers one limit to at most value (a lower limit kforge already runs under stays). */
+static int lower_limit(int resource, rlim_t value)
+{
+	struct rlimit rl;
+	if (getrlimit(resource, &rl) != 0)
+		return -1;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < value)
+		value = rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max = value;
+	return setrlimit(resource, &rl);
+}
+
+/* The jail's pid 1 namespace needs a parent outside it that waits: it reports a death by signal
+ * on the status pipe (its own exit status could be any compiler's) and exits as the compiler did. */
+static __attribute__((noreturn)) void wait_for_namespace_init(pid_t child)
+{
+	int st;
+	while (waitpid(child, &st, 0) < 0)
+		if (errno != EINTR)
+			jail_die("cannot wait for the compiler", NULL);
+	if (WIFSIGNALED(st)) {
+		char msg[32];
+		int n = snprintf(msg, sizeof msg, KF_JAIL_SIGNAL_MARK "%d", WTERMSIG(st));
+		status_write(msg, (size_t)n);
+		_exit(1);
+	}
+	_exit(WEXITSTATUS(st));
+}
+
+static __attribute__((noreturn)) void jail_exec(const struct jail_spec *j, int log_fd, int status_fd)
 {
 	static const char *const sys_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32" };
-	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random" };
 	/* The loader's cache and the alternatives links (cc -> gcc) only: no passwd, no secrets. */
 	static const char *const etc[] = { "/etc/ld.so.cache", "/etc/alternatives" };
 	char p[PATH_MAX];
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed kforge leaves no compiler behind */
-	dup2(log_fd, 1);
-	dup2(log_fd, 2);
+	if (dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
+		_exit(KF_EINTERNAL); /* with no pipe to say so on: the parent sees no output and a failure */
+	if (status_fd != KF_JAIL_STATUS_FD && dup3(status_fd, KF_JAIL_STATUS_FD, O_CLOEXEC) < 0)
+		_exit(KF_EINTERNAL);
 	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0)
-		dup2(devnull, 0);
-	kf_jail_close_from(3);
+	if (devnull < 0 || dup2(devnull, 0) < 0)
+		jail_die("cannot open", "/dev/null");
+	kf_jail_close_from(KF_JAIL_STATUS_FD + 1);
+
+	int need = KF_JAIL_NS_NET | KF_JAIL_NS_MNT | KF_JAIL_NS_IPC | KF_JAIL_NS_PID;
+	if (j->outer_uid != 0)
+		need |= KF_JAIL_NS_USER;
+	errno = 0;
 	int ns = kf_jail_unshare(true);
-	if (ns & KF_JAIL_NS_PID) {
-		/* The first child is pid 1 of the new namespace and may mount a fresh /proc. */
-		pid_t child = fork();
-		if (child < 0)
-			jail_die("cannot fork", NULL);
-		if (child > 0) {
-			int st;
-			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-				;
-			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		}
+	if (ns < 0 || (ns & need) != need)
+		jail_die("cannot enter new user/network/mount/ipc/pid namespaces", NULL);
+	if (geteuid() != j->outer_uid)
+		jail_die("cannot map kforge's uid into the user namespace", NULL);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		jail_die("cannot make the mounts private", "/");
+	/* The first child is pid 1 of the new namespace: when it ends, the kernel kills whatever
+	 * else of the compile is left, and nothing in it can signal a process outside. */
+	pid_t child = fork();
+	if (child < 0)
+		jail_die("cannot fork the namespace's init", NULL);
+	if (child > 0)
+		wait_for_namespace_init(child);
+
+	if (mount("tmpfs", j->root, "tmpfs", 0, KF_COMPILE_TMPFS_OPTS) != 0)
+		jail_die("cannot mount a tmpfs on", j->root);
+	for (size_t i = 0; i < sizeof sys_dirs / sizeof sys_dirs[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", j->root, sys_dirs[i]);
+		bind_ro(sys_dirs[i], p);
 	}
-	if (ns & KF_JAIL_NS_MNT) {
-		if (mount("tmpfs", root, "tmpfs", 0, KF_COMPILE_TMPFS_OPTS) != 0)
-			jail_die("cannot mount a tmpfs on", root);
-		for (size_t i = 0; i < sizeof sys_dirs / sizeof sys_dirs[0]; i++) {
-			snprintf(p, sizeof p, "%s%s", root, sys_dirs[i]);
-			bind_ro(sys_dirs[i], p);
-		}
-		snprintf(p, sizeof p, "%s/dev", root);
-		mkdir(p, 0755);
-		for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) {
-			snprintf(p, sizeof p, "%s%s", root, devs[i]);
-			bind_ro(devs[i], p);
-		}
-		snprintf(p, sizeof p, "%s/etc", root);
-		mkdir(p, 0755);
-		for (size_t i = 0; i < sizeof etc / sizeof etc[0]; i++) {
-			snprintf(p, sizeof p, "%s%s", root, etc[i]);
-			bind_ro(etc[i], p);
-		}
-		snprintf(p, sizeof p, "%s/tmp", root);
-		mkdir(p, 01777);
-		chmod(p, 01777);
-		snprintf(p, sizeof p, "%s/proc", root);
-		mkdir(p, 0555);
-		if ((ns & KF_JAIL_NS_PID) && mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-			jail_die("cannot mount", p);
-		if (include_dir) {
-			snprintf(p, sizeof p, "%s%s", root, KF_JAIL_INCLUDE);
-			bind_ro(include_dir, p);
-		}
-		snprintf(p, sizeof p, "%s/work", root);
-		mkdir(p, 0755);
-		if (mount(work, p, NULL, MS_BIND, NULL) != 0)
-			jail_die("cannot bind-mount", work);
-		if (geteuid() == 0 && chown(p, KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID) != 0)
-			jail_die("cannot hand over", p);
-		if (chroot(root) != 0 || chdir("/work") != 0)
-			jail_die("cannot enter", root);
-	} else if (chdir(work) != 0 || (geteuid() == 0 && chown(work, KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID) != 0)) {
-		jail_die("cannot enter", work);
+	/* /dev/null is the only device: /dev/zero, /dev/urandom and the like are endless files
+	 * an #include or .incbin would read until memory runs out. */
+	snprintf(p, sizeof p, "%s/dev", j->root);
+	if (mkdir(p, 0755) != 0)
+		jail_die("cannot create", p);
+	snprintf(p, sizeof p, "%s/dev/null", j->root);
+	bind_ro("/dev/null", p);
+	snprintf(p, sizeof p, "%s/etc", j->root);
+	if (mkdir(p, 0755) != 0)
+		jail_die("cannot create", p);
+	for (size_t i = 0; i < sizeof etc / sizeof etc[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", j->root, etc[i]);
+		bind_ro(etc[i], p);
 	}
-	if (kf_jail_drop_root() != 0)
+	snprintf(p, sizeof p, "%s/tmp", j->root);
+	if (mkdir(p, 01777) != 0 || chmod(p, 01777) != 0)
+		jail_die("cannot create", p);
+	if (j->include_dir) {
+		snprintf(p, sizeof p, "%s%s", j->root, KF_JAIL_INCLUDE);
+		bind_ro(j->include_dir, p);
+	}
+	snprintf(p, sizeof p, "%s/work", j->root);
+	if (mkdir(p, 0755) != 0 || mount(j->work, p, NULL, MS_BIND, NULL) != 0)
+		jail_die("cannot bind-mount", j->work);
+	if (chroot(j->root) != 0 || chdir("/work") != 0)
+		jail_die("cannot enter", j->root);
+
+	uid_t uid = j->outer_uid == 0 ? j->uid : j->outer_uid;
+	if (kf_jail_drop_root_to(uid) != 0)
 		jail_die("cannot drop root privileges", NULL);
-	struct kf_jail_limits lim = { KF_COMPILE_CPU_S, KF_COMPILE_DATA, KF_COMPILE_FSIZE, KF_COMPILE_NOFILE,
+	if (getuid() != uid || geteuid() != uid || (j->outer_uid == 0 && getgid() != (gid_t)uid))
+		jail_die("the uid change did not take", NULL);
+	struct kf_jail_limits lim = { KF_COMPILE_CPU_S, KF_COMPILE_AS, KF_COMPILE_FSIZE, KF_COMPILE_NOFILE,
 				      KF_COMPILE_NPROC };
 	if (kf_jail_set_limits(&lim) != 0)
-		jail_die("cannot set resource limits", NULL);
+		jail_die("cannot set resource limits (cpu, data, fsize, nofile, nproc)", NULL);
+	if (lower_limit(RLIMIT_AS, KF_COMPILE_AS) != 0)
+		jail_die("cannot set the address-space limit", NULL);
+	/* A file past the size limit then fails with EFBIG, which the assembler and linker report
+	 * ("File too large"), instead of killing them with SIGXFSZ. */
+	if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+		jail_die("cannot ignore SIGXFSZ", NULL);
 	char *envp[] = { "PATH=/usr/local/cuda/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", "TMPDIR=/tmp",
 			 "HOME=/tmp", NULL };
-	execve(argv[0], argv, envp);
-	jail_die("cannot run", argv[0]);
+	execve(j->argv[0], j->argv, envp);
+	jail_die("cannot run", j->argv[0]);
 }
 
-enum step_outcome { STEP_OK, STEP_FAILED, STEP_TIMEOUT, STEP_JAIL_FAILED };
+enum step_outcome { STEP_OK, STEP_FAILED, STEP_TIMEOUT, STEP_SIGNALED, STEP_JAIL_FAILED };
 
-/* Runs one compiler command in the jail, appending its output to log (capped). */
-static enum step_outcome run_step(const char *work, const char *include_dir, char *const argv[], double timeout_s,
-				  kf_buf *log, kf_err *err)
+/* Appends what the jail wrote on its status pipe (every writer is gone by now). */
+static void read_status(int fd, char *out, size_t len)
 {
-	char root[PATH_MAX];
-	snprintf(root, sizeof root, "%s.root", work);
-	if (mkdir(root, 0755) != 0 && errno != EEXIST) {
-		kf_errno(err, KF_EINTERNAL, "cannot create %s", root);
+	size_t used = 0;
+	while (used + 1 < len) {
+		ssize_t n = read(fd, out + used, len - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	out[used] = '\0';
+}
+
+/* Runs one compiler command in the jail, appending its output to log (capped). *sig is the
+ * signal that ended the compiler, for STEP_SIGNALED. */
+static enum step_outcome run_step(const struct jail_spec *j, double timeout_s, kf_buf *log, int *sig, kf_err *err)
+{
+	int pfd[2], sfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		kf_errno(err, KF_EINTERNAL, "compile jail: cannot create a pipe");
 		return STEP_JAIL_FAILED;
 	}
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		kf_errno(err, KF_EINTERNAL, "cannot create a pipe");
+	if (pipe2(sfd, O_CLOEXEC | O_NONBLOCK) != 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		kf_errno(err, KF_EINTERNAL, "compile jail: cannot create a pipe");
 		return STEP_JAIL_FAILED;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		kf_errno(err, KF_EINTERNAL, "cannot fork the compiler");
+		close(sfd[0]);
+		close(sfd[1]);
+		kf_errno(err, KF_EINTERNAL, "compile jail: cannot fork the compiler");
 		return STEP_JAIL_FAILED;
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
-		jail_exec(root, work, include_dir, argv, pfd[1]);
+		jail_exec(j, pfd[1], sfd[1]);
 	}
 	setpgid(pid, pid);
 	close(pfd[1]);
+	close(sfd[1]);
 	int64_t deadline = kf_now_ns() + (int64_t)(timeout_s * 1e9);
 	bool timed_out = false;
 	char chunk[4096];
@@ -456,21 +508,30 @@ static enum step_outcome run_step(const char *work, const char *include_dir, cha
 		}
 		usleep(1000);
 	}
-	if (timed_out) {
+	if (timed_out)
 		waitpid(pid, &st, 0);
-		return STEP_TIMEOUT;
-	}
 	kill(-pid, SIGKILL); /* nothing of the compile outlives it */
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return STEP_OK;
-	if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL))
-		return STEP_TIMEOUT;
-	const char *mark = log->data ? strstr(log->data, KF_JAIL_FAIL_MARK) : NULL;
-	if (mark) {
-		kf_errf(err, KF_EINTERNAL, "%.*s", (int)strcspn(mark, "\n"), mark);
+	char status[KF_JAIL_STATUS_MAX];
+	read_status(sfd[0], status, sizeof status);
+	close(sfd[0]);
+	if (!strncmp(status, KF_JAIL_SETUP_MARK, strlen(KF_JAIL_SETUP_MARK))) {
+		kf_text_sanitize_str(status, sizeof status);
+		kf_errf(err, KF_EINTERNAL, "compile jail: %s", status + strlen(KF_JAIL_SETUP_MARK));
 		return STEP_JAIL_FAILED;
 	}
-	return STEP_FAILED;
+	if (timed_out)
+		return STEP_TIMEOUT;
+	*sig = 0;
+	if (WIFSIGNALED(st))
+		*sig = WTERMSIG(st);
+	else if (!strncmp(status, KF_JAIL_SIGNAL_MARK, strlen(KF_JAIL_SIGNAL_MARK)))
+		*sig = atoi(status + strlen(KF_JAIL_SIGNAL_MARK));
+	/* SIGXCPU is the CPU limit's warning, SIGKILL its hard end (or the wall deadline's). */
+	if (*sig == SIGXCPU || *sig == SIGKILL)
+		return STEP_TIMEOUT;
+	if (*sig)
+		return STEP_SIGNALED;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? STEP_OK : STEP_FAILED;
 }
 
 /* ---- cache ---- */
@@ -481,12 +542,25 @@ static void cache_paths(const char *key, char *so, char *meta, size_t len)
 	snprintf(meta, len, "%s/compile/%.2s/%s.json", kf_cache_dir(), key, key);
 }
 
+/* Only files kforge's own user wrote, and nobody else can change, are believed. */
+static bool cache_file_trusted(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
+/* A hit marks the entry as recently used, for the eviction's order. */
+static void cache_touch(const char *path)
+{
+	utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW); /* an untouched entry is only evicted sooner */
+}
+
 static int cache_load(struct kf_compile_res *res)
 {
 	char so[PATH_MAX], meta[PATH_MAX];
 	cache_paths(res->key, so, meta, sizeof so);
 	char *text = NULL;
-	if (kf_read_file(meta, 4u << 20, &text, NULL, NULL) != KF_OK)
+	if (!cache_file_trusted(meta) || kf_read_file(meta, 4u << 20, &text, NULL, NULL) != KF_OK)
 		return -1;
 	cJSON *j = cJSON_Parse(text);
 	free(text);
@@ -498,22 +572,226 @@ static int cache_load(struct kf_compile_res *res)
 	const char *log = cJSON_GetStringValue(cJSON_GetObjectItem(j, "log"));
 	if (!v || kf_verdict_parse(v, &res->verdict) != 0)
 		goto out;
-	if (res->verdict == KF_V_OK && access(so, R_OK) != 0)
+	if (res->verdict == KF_V_OK && !cache_file_trusted(so))
 		goto out;
 	snprintf(res->reason, sizeof res->reason, "%s", reason ? reason : "");
 	res->log = kf_xstrdup(log ? log : "");
-	if (res->verdict == KF_V_OK)
+	if (res->verdict == KF_V_OK) {
 		snprintf(res->so_path, sizeof res->so_path, "%s", so);
+		cache_touch(so);
+	}
+	cache_touch(meta);
 	rc = 0;
 out:
 	cJSON_Delete(j);
 	return rc;
 }
 
+/* The directory of an entry, made by kforge's user and writable by it alone. */
+static int cache_dir_for(const char *so, kf_err *err)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", so);
+	*strrchr(dir, '/') = '\0';
+	int rc = kf_mkdir_p(dir, err);
+	if (rc != KF_OK)
+		return rc;
+	/* Whatever the umask was: 0755. A directory kforge does not own keeps its mode, and the
+	 * entries in it are then refused on load (cache_file_trusted). */
+	chmod(dir, 0755);
+	*strrchr(dir, '/') = '\0';
+	chmod(dir, 0755);
+	return KF_OK;
+}
+
+/* Copies the jail's out.so into the cache as kforge's own file (0644): never a rename, so no
+ * file the jail's uid owns or holds a link to ends up in the cache. *too_large is set (and
+ * nothing written) for an object above KF_COMPILE_OBJECT_MAX; *bytes is its size. */
+static int cache_put_object(const char *work, const char *so, bool *too_large, off_t *bytes, kf_err *err)
+{
+	char built[PATH_MAX], tmp[PATH_MAX];
+	snprintf(built, sizeof built, "%s/out.so", work);
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", so);
+	*too_large = false;
+	bool created = false;
+	int in = open(built, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), out = -1;
+	struct stat st;
+	if (in < 0 || fstat(in, &st) != 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot open the compiled object %s", built);
+		goto fail;
+	}
+	*bytes = st.st_size;
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)KF_COMPILE_OBJECT_MAX) {
+		*too_large = true;
+		close(in);
+		return KF_OK;
+	}
+	if (cache_dir_for(so, err) != KF_OK)
+		goto fail;
+	out = mkstemp(tmp);
+	created = out >= 0;
+	if (out < 0 || fchmod(out, 0644) != 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot create %s", tmp);
+		goto fail;
+	}
+	char chunk[1 << 16];
+	off_t copied = 0;
+	for (;;) {
+		ssize_t n = read(in, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			kf_errno(err, KF_EINTERNAL, "cannot read %s", built);
+			goto fail;
+		}
+		if (n == 0 || copied + n > (off_t)KF_COMPILE_OBJECT_MAX)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, chunk + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				kf_errno(err, KF_EINTERNAL, "cannot write %s", tmp);
+				goto fail;
+			}
+			off += w;
+		}
+		copied += n;
+	}
+	if (copied != st.st_size) {
+		kf_errf(err, KF_EINTERNAL, "the compiled object %s changed while it was copied", built);
+		goto fail;
+	}
+	if (fsync(out) != 0 || close(out) != 0) {
+		out = -1;
+		kf_errno(err, KF_EINTERNAL, "cannot write %s", tmp);
+		goto fail;
+	}
+	out = -1;
+	if (rename(tmp, so) != 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot move the compiled object into the cache %s", so);
+		goto fail;
+	}
+	close(in);
+	return KF_OK;
+fail:
+	if (out >= 0)
+		close(out);
+	if (created)
+		unlink(tmp);
+	if (in >= 0)
+		close(in);
+	return err->code;
+}
+
+/* One cache entry (its .so and .json) as the eviction sees it. */
+struct cache_entry {
+	char key[KF_SHA256_HEX_LEN];
+	char sub[3];
+	off_t bytes;
+	time_t used; /* the newest mtime of its files: written or last hit */
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_entry *)a)->key, ((const struct cache_entry *)b)->key);
+}
+
+static int by_use(const void *a, const void *b)
+{
+	time_t x = ((const struct cache_entry *)a)->used, y = ((const struct cache_entry *)b)->used;
+	return x < y ? -1 : x > y;
+}
+
+/* KFORGE_CACHE_MAX_MB, a positive number of MiB; anything else means the default. */
+static uint64_t cache_limit_bytes(void)
+{
+	const char *e = getenv("KFORGE_CACHE_MAX_MB");
+	char *end = NULL;
+	errno = 0;
+	long long mb = e && *e ? strtoll(e, &end, 10) : 0;
+	if (!e || !*e || *end || errno || mb <= 0 || (unsigned long long)mb > UINT64_MAX >> 20)
+		mb = KF_COMPILE_CACHE_MAX_MB;
+	return (uint64_t)mb << 20;
+}
+
+/* Reads every file of compile/<xx>/ into *files (one element per .so or .json); returns the sum of sizes. */
+static uint64_t cache_scan(const char *top, struct cache_entry **files, int *n)
+{
+	uint64_t total = 0;
+	int cap = 0;
+	DIR *d = opendir(top);
+	if (!d)
+		return 0;
+	for (struct dirent *sub; (sub = readdir(d));) {
+		if (strlen(sub->d_name) != 2 || sub->d_name[0] == '.')
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", top, sub->d_name);
+		DIR *s = opendir(path);
+		if (!s)
+			continue;
+		for (struct dirent *f; (f = readdir(s));) {
+			const char *dot = strrchr(f->d_name, '.');
+			struct stat st;
+			if (!dot || dot - f->d_name != KF_SHA256_HEX_LEN - 1 || (strcmp(dot, ".so") && strcmp(dot, ".json")) ||
+			    fstatat(dirfd(s), f->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			*files = kf_xgrow(*files, *n, &cap, sizeof **files);
+			struct cache_entry *e = &(*files)[(*n)++];
+			snprintf(e->key, sizeof e->key, "%.*s", KF_SHA256_HEX_LEN - 1, f->d_name);
+			snprintf(e->sub, sizeof e->sub, "%s", sub->d_name);
+			e->bytes = st.st_size;
+			e->used = st.st_mtime;
+			total += (uint64_t)st.st_size;
+		}
+		closedir(s);
+	}
+	closedir(d);
+	return total;
+}
+
+/* Keeps the cache under its size limit: least recently used entries go first. */
+static void cache_evict(void)
+{
+	char top[PATH_MAX];
+	snprintf(top, sizeof top, "%s/compile", kf_cache_dir());
+	struct cache_entry *e = NULL;
+	int n = 0;
+	uint64_t total = cache_scan(top, &e, &n), limit = cache_limit_bytes();
+	if (total > limit) {
+		/* Merge each entry's two files, then walk from the least recently used. */
+		qsort(e, (size_t)n, sizeof *e, by_key);
+		int m = 0;
+		for (int i = 0; i < n; i++) {
+			if (m > 0 && !strcmp(e[m - 1].key, e[i].key)) {
+				e[m - 1].bytes += e[i].bytes;
+				e[m - 1].used = e[i].used > e[m - 1].used ? e[i].used : e[m - 1].used;
+			} else {
+				e[m++] = e[i];
+			}
+		}
+		qsort(e, (size_t)m, sizeof *e, by_use);
+		time_t now = time(NULL);
+		for (int i = 0; i < m && total > limit && now - e[i].used >= KF_COMPILE_CACHE_GRACE_S; i++) {
+			char path[PATH_MAX];
+			/* The .json first: a reader then misses the entry rather than finding it without its object. */
+			snprintf(path, sizeof path, "%s/%s/%s.json", top, e[i].sub, e[i].key);
+			unlink(path);
+			snprintf(path, sizeof path, "%s/%s/%s.so", top, e[i].sub, e[i].key);
+			unlink(path);
+			total -= (uint64_t)e[i].bytes;
+		}
+	}
+	free(e);
+}
+
 static void cache_store(const struct kf_compile_res *res)
 {
 	char so[PATH_MAX], meta[PATH_MAX];
 	cache_paths(res->key, so, meta, sizeof so);
+	if (cache_dir_for(meta, NULL) != KF_OK)
+		return; /* a cache that cannot be written is only slower */
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "verdict", kf_verdict_name(res->verdict));
 	cJSON_AddStringToObject(j, "reason", res->reason);
@@ -521,9 +799,11 @@ static void cache_store(const struct kf_compile_res *res)
 	cJSON_AddStringToObject(j, "flags", res->flags);
 	cJSON_AddStringToObject(j, "compiler", res->compiler);
 	char *text = cJSON_PrintUnformatted(j);
-	kf_write_file(meta, text, strlen(text), NULL); /* a cache that cannot be written is only slower */
+	if (kf_write_file(meta, text, strlen(text), NULL) == KF_OK)
+		chmod(meta, 0644);
 	free(text);
 	cJSON_Delete(j);
+	cache_evict();
 }
 
 /* ---- the compile ---- */
@@ -561,6 +841,32 @@ static int write_inputs(const char *work, const struct kf_compile_req *req, cons
 			return err->code;
 	}
 	return KF_OK;
+}
+
+/* Phrases of a compiler that ran out of something: such an outcome may be another process's
+ * doing (or the machine's), so it is never cached. A candidate that prints them in an #error
+ * only makes its own outcome uncached. */
+static const char *const cpu_exhausted[] = { "CPU time limit exceeded", NULL };
+static const char *const file_too_large[] = { "File too large", NULL };
+static const char *const resources_exhausted[] = {
+	"Cannot allocate memory", "out of memory", "memory exhausted", "Memory allocation failure",
+	"std::bad_alloc", "Resource temporarily unavailable", "cannot fork", "terminated program",
+	"died due to signal", NULL,
+};
+
+static bool log_says(const char *log, const char *const *phrases)
+{
+	for (; *phrases; phrases++)
+		if (strcasestr(log, *phrases))
+			return true;
+	return false;
+}
+
+static void compile_timeout(struct kf_compile_res *res, double timeout)
+{
+	res->verdict = KF_V_COMPILE_TIMEOUT;
+	snprintf(res->reason, sizeof res->reason, "the compiler ran past its %.0f s wall or %d s CPU limit", timeout,
+		 KF_COMPILE_CPU_S);
 }
 
 int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_err *err)
@@ -608,71 +914,102 @@ int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_
 		return KF_OK;
 	}
 
-	char why[300];
-	if (bad_include(req->source, req->source_len, why, sizeof why)) {
-		res->verdict = KF_V_COMPILE_ERROR;
-		snprintf(res->reason, sizeof res->reason, "refused before compiling: %s", why);
-		res->log = kf_xstrdup(why);
-		cache_store(res);
-		res->ms = kf_ns_to_ms(kf_now_ns() - t0);
-		return KF_OK;
-	}
-
+	uid_t outer_uid = geteuid();
+	struct jail_spec jail = { .include_dir = req->include_dir, .outer_uid = outer_uid, .uid = kf_jail_fresh_uid() };
 	char base[PATH_MAX], work[PATH_MAX], root[PATH_MAX];
 	snprintf(base, sizeof base, "%s/tmp", kf_cache_dir());
 	if (kf_mkdtemp(base, "compile-", work, sizeof work, err) != KF_OK)
 		return err->code;
 	snprintf(root, sizeof root, "%s.root", work);
+	jail.work = work;
+	jail.root = root;
 	kf_buf log = KF_BUF_INIT;
 	int rc = write_inputs(work, req, t, err);
 	if (rc != KF_OK)
 		goto out;
+	/* The work directory (mode 0700 from mkdtemp) becomes the compile's own: the only place
+	 * it may write. */
+	if (outer_uid == 0 && chown(work, jail.uid, jail.uid) != 0) {
+		rc = kf_errno(err, KF_EINTERNAL, "compile jail: cannot hand %s to uid %u", work, (unsigned)jail.uid);
+		goto out;
+	}
+	if (mkdir(root, 0755) != 0) {
+		rc = kf_errno(err, KF_EINTERNAL, "compile jail: cannot create %s", root);
+		goto out;
+	}
 	double timeout = req->timeout_s > 0 ? req->timeout_s : KF_COMPILE_DEFAULT_TIMEOUT_S;
-	enum step_outcome o = run_step(work, req->include_dir, cargv, timeout, &log, err);
-	if (o == STEP_OK)
-		o = run_step(work, req->include_dir, largv, timeout - kf_ns_to_ms(kf_now_ns() - t0) / 1e3, &log, err);
+	int sig = 0;
+	jail.argv = cargv;
+	enum step_outcome o = run_step(&jail, timeout, &log, &sig, err);
+	if (o == STEP_OK) {
+		jail.argv = largv;
+		o = run_step(&jail, timeout - kf_ns_to_ms(kf_now_ns() - t0) / 1e3, &log, &sig, err);
+	}
+	bool cacheable = true;
+	const char *raw = log.data ? log.data : "";
 	switch (o) {
 	case STEP_JAIL_FAILED:
 		rc = err->code;
 		goto out;
 	case STEP_TIMEOUT:
-		res->verdict = KF_V_COMPILE_TIMEOUT;
-		snprintf(res->reason, sizeof res->reason, "the compiler ran past its %.0f s wall or %d s CPU limit",
-			 timeout, KF_COMPILE_CPU_S);
+		cacheable = false;
+		compile_timeout(res, timeout);
+		break;
+	case STEP_SIGNALED:
+		cacheable = false;
+		res->verdict = KF_V_COMPILE_ERROR;
+		snprintf(res->reason, sizeof res->reason, "the compiler was killed by signal %d (%s)", sig, strsignal(sig));
 		break;
 	case STEP_FAILED:
-		/* The shim and header are generated and known good: a link step failure means the
-		 * candidate's symbols (a missing or misnamed kf_launch, an undefined function). */
-		if (access(strcat(strcpy(why, work), "/candidate.o"), F_OK) == 0) {
-			res->verdict = KF_V_LINK_ERROR;
-			snprintf(res->reason, sizeof res->reason, "linking failed (is kf_launch defined with the right name?)");
-		} else {
+		if (log_says(raw, cpu_exhausted)) {
+			cacheable = false;
+			compile_timeout(res, timeout);
+		} else if (log_says(raw, file_too_large)) {
+			/* Deterministic (the limit is fixed): cached, so it is not paid for again. */
 			res->verdict = KF_V_COMPILE_ERROR;
-			snprintf(res->reason, sizeof res->reason, "the compiler rejected the source");
+			snprintf(res->reason, sizeof res->reason,
+				 "object too large: a file the compiler wrote passed the %u MiB limit", KF_COMPILE_FSIZE >> 20);
+		} else if (log_says(raw, resources_exhausted)) {
+			cacheable = false;
+			res->verdict = KF_V_COMPILE_ERROR;
+			snprintf(res->reason, sizeof res->reason,
+				 "the compiler ran out of memory or processes (%llu GiB address space, %d processes); not cached",
+				 KF_COMPILE_AS >> 30, KF_COMPILE_NPROC);
+		} else {
+			/* The shim and header are generated and known good: a link step failure means
+			 * the candidate's symbols (a missing or misnamed kf_launch, an undefined function). */
+			char obj[PATH_MAX];
+			snprintf(obj, sizeof obj, "%s/candidate.o", work);
+			res->verdict = access(obj, F_OK) == 0 ? KF_V_LINK_ERROR : KF_V_COMPILE_ERROR;
+			snprintf(res->reason, sizeof res->reason, "%s",
+				 res->verdict == KF_V_LINK_ERROR ? "linking failed (is kf_launch defined with the right name?)"
+								 : "the compiler rejected the source");
 		}
 		break;
 	case STEP_OK: {
-		char so[PATH_MAX], meta[PATH_MAX], built[PATH_MAX];
+		char so[PATH_MAX], meta[PATH_MAX];
 		cache_paths(res->key, so, meta, sizeof so);
-		char *slash = strrchr(so, '/');
-		*slash = '\0';
-		if (kf_mkdir_p(so, err) != KF_OK) {
-			rc = err->code;
+		bool too_large;
+		off_t bytes = 0;
+		if ((rc = cache_put_object(work, so, &too_large, &bytes, err)) != KF_OK)
 			goto out;
+		if (too_large) {
+			res->verdict = KF_V_COMPILE_ERROR;
+			snprintf(res->reason, sizeof res->reason, "object too large: %.1f MiB (limit %u MiB)",
+				 (double)bytes / (1 << 20), KF_COMPILE_OBJECT_MAX >> 20);
+		} else {
+			res->verdict = KF_V_OK;
+			snprintf(res->so_path, sizeof res->so_path, "%s", so);
 		}
-		*slash = '/';
-		snprintf(built, sizeof built, "%s/out.so", work);
-		if (rename(built, so) != 0) {
-			rc = kf_errno(err, KF_EINTERNAL, "cannot move the compiled object into the cache %s", so);
-			goto out;
-		}
-		res->verdict = KF_V_OK;
-		snprintf(res->so_path, sizeof res->so_path, "%s", so);
 		break;
 	}
 	}
-	res->log = kf_buf_detach(&log);
-	cache_store(res);
+	/* The log quotes the candidate's source: kept only as valid, escape-free UTF-8. */
+	kf_buf clean = KF_BUF_INIT;
+	kf_text_sanitize_max(raw, log.len, KF_COMPILE_LOG_MAX, &clean);
+	res->log = kf_buf_detach(&clean);
+	if (cacheable)
+		cache_store(res);
 	rc = KF_OK;
 out:
 	kf_buf_free(&log);

@@ -16,6 +16,7 @@
 	X(calls_ptrace)                                                                                      \
 	X(copies_an_input)                                                                                   \
 	X(cuts_corners_on_the_benchmark_shape)                                                               \
+	X(defines_a_huge_initialised_array)                                                                  \
 	X(dereferences_null)                                                                                 \
 	X(execs_a_shell)                                                                                     \
 	X(execs_in_a_constructor)                                                                            \
@@ -29,6 +30,9 @@
 	X(has_wrong_parameter_types)                                                                         \
 	X(ignores_the_ragged_tail)                                                                           \
 	X(incbins_etc_passwd)                                                                                \
+	X(incbins_in_upper_case)                                                                             \
+	X(includes_by_line_splice)                                                                           \
+	X(includes_dev_zero_by_digraph)                                                                      \
 	X(includes_etc_passwd)                                                                               \
 	X(includes_itself_forever)                                                                           \
 	X(includes_proc_self_environ)                                                                        \

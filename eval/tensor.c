@@ -47,6 +47,27 @@ static inline double fast_normal(const struct kf_sampler *s, uint64_t bits)
 
 #define KF_FILL_CHUNK 4096
 
+/* A uniform integer in [lo, lo + span - 1] (span <= 2^32, so the whole int32 range fits) by
+ * Lemire's multiply-and-reject on 64-bit draws: the high half of draw * span is the value, and
+ * the rare low halves below 2^64 mod span are redrawn, so every value is exactly equally likely.
+ * No floating point on the way: a float carries 24 bits, and int32 bounds do not survive it. */
+static int32_t draw_int(kf_rng *r, int64_t lo, uint64_t span)
+{
+	unsigned __int128 m = (unsigned __int128)kf_rng_next(r) * span;
+	if ((uint64_t)m < span) {
+		uint64_t threshold = (0 - span) % span; /* 2^64 mod span */
+		while ((uint64_t)m < threshold)
+			m = (unsigned __int128)kf_rng_next(r) * span;
+	}
+	return (int32_t)(lo + (int64_t)(m >> 64));
+}
+
+/* The span of an int distribution: the task loader keeps both bounds in int32 and lo < hi. */
+static uint64_t int_span(const struct kf_dist *d)
+{
+	return (uint64_t)((int64_t)d->b - (int64_t)d->a) + 1;
+}
+
 /* Draws n <= KF_FILL_CHUNK values of one distribution as floats: one tight loop per kind. */
 static void draw_chunk(const struct kf_sampler *s, kf_rng *r, const struct kf_dist *d, float *out, int n)
 {
@@ -71,8 +92,10 @@ static void draw_chunk(const struct kf_sampler *s, kf_rng *r, const struct kf_di
 		}
 		break;
 	case KF_DIST_INT:
+		/* Only i32 tensors take this distribution (kf_tensor_fill draws them exactly); a float
+		 * tensor would round the integers to its own precision. */
 		for (int i = 0; i < n; i++)
-			out[i] = (float)floor(d->a + (d->b - d->a + 1) * ((double)(kf_rng_next(r) >> 11) * 0x1.0p-53));
+			out[i] = (float)draw_int(r, (int64_t)d->a, int_span(d));
 		break;
 	}
 }
@@ -88,6 +111,13 @@ static uint16_t to_f16(float f)
 void kf_tensor_fill(struct kf_sampler *s, kf_rng *r, const struct kf_dist *dist, enum kf_dtype d, void *dst,
 		    int64_t n)
 {
+	if (dist->kind == KF_DIST_INT && d == KF_DTYPE_I32) {
+		int64_t lo = (int64_t)dist->a;
+		uint64_t span = int_span(dist);
+		for (int64_t i = 0; i < n; i++)
+			((int32_t *)dst)[i] = draw_int(r, lo, span);
+		return;
+	}
 	float chunk[KF_FILL_CHUNK];
 	for (int64_t base = 0; base < n; base += KF_FILL_CHUNK) {
 		int m = (int)(n - base < KF_FILL_CHUNK ? n - base : KF_FILL_CHUNK);

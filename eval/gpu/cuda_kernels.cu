@@ -22,6 +22,26 @@ __device__ static uint64_t mix(uint64_t z)
 
 __device__ static double unit(uint64_t bits) { return (double)(bits >> 11) * 0x1.0p-53; }
 
+/* The int branch: a uniform integer in [a, b], exactly, over the whole int32 range, by Lemire's
+ * multiply-and-reject on 64-bit counter-based draws as on the host (eval/tensor.c): the high half
+ * of draw * span is the value; the rare low halves below 2^64 mod span are redrawn from a further
+ * mix, so every value is equally likely. No float on the way (24 bits would round the bounds). */
+__device__ static int32_t draw_int(const struct kf_cuda_dist d, uint64_t seed, uint64_t i)
+{
+	int64_t lo = (int64_t)d.a;
+	uint64_t span = (uint64_t)((int64_t)d.b - lo) + 1;
+	uint64_t x = mix(seed + i * 0x9e3779b97f4a7c15ULL);
+	uint64_t low = x * span;
+	if (low < span) {
+		uint64_t threshold = (0 - span) % span;
+		while (low < threshold) {
+			x = mix(x ^ 0x632be59bd9b4e019ULL);
+			low = x * span;
+		}
+	}
+	return (int32_t)(lo + (int64_t)__umul64hi(x, span));
+}
+
 __device__ static float draw(const struct kf_cuda_dist d, uint64_t seed, uint64_t i)
 {
 	uint64_t b1 = mix(seed + i * 0x9e3779b97f4a7c15ULL), b2 = mix(b1 ^ 0x632be59bd9b4e019ULL);
@@ -39,7 +59,8 @@ __device__ static float draw(const struct kf_cuda_dist d, uint64_t seed, uint64_
 		return (float)(v + (unit(b2) - 0.5) * 2e-3 * fmax(fabs(v), 1.0));
 	}
 	default:
-		return (float)floor(d.a + (d.b - d.a + 1) * u);
+		/* Only i32 tensors take the int distribution (fill's int branch draws them exactly). */
+		return (float)draw_int(d, seed, i);
 	}
 }
 
@@ -51,7 +72,7 @@ __global__ static void fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist
 		case KF_CUDA_F32: ((float *)dst)[i] = v; break;
 		case KF_CUDA_BF16: ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(v); break;
 		case KF_CUDA_F16: ((__half *)dst)[i] = __float2half_rn(v); break;
-		default: ((int32_t *)dst)[i] = (int32_t)v; break;
+		default: ((int32_t *)dst)[i] = draw_int(d, seed, (uint64_t)i); break;
 		}
 	}
 }

@@ -81,6 +81,7 @@ size_t kf_text_sanitize_max(const char *in, size_t len, size_t max_out, kf_buf *
 	char unit[KF_TEXT_UNIT_MAX];
 	size_t used = 0, i = 0;
 	kf_buf_reserve(out, len < max_out ? len : max_out);
+	out->data[out->len] = '\0'; /* a kf_buf is a string even when nothing is added */
 	while (i < len) {
 		size_t unit_len;
 		size_t n = next_unit(p + i, len - i, unit, &unit_len);

@@ -75,6 +75,11 @@ Test(text, escapes_surrogates_and_code_points_above_the_unicode_range)
 	EXPECT("\xed\x9f\xbf", "\xed\x9f\xbf"); /* U+D7FF, just below the surrogates, is kept */
 }
 
+Test(text, empty_input_gives_an_empty_string)
+{
+	EXPECT("", "");
+}
+
 Test(text, appends_to_what_the_buffer_already_holds)
 {
 	kf_buf b = KF_BUF_INIT;

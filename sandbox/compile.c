@@ -367,6 +367,7 @@ static __attribute__((noreturn)) void jail_exec(const struct jail_spec *j, int l
 		jail_die("cannot fork the namespace's init", NULL);
 	if (child > 0)
 		wait_for_namespace_init(child);
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* not inherited across fork: the init dies with its waiter */
 
 	if (mount("tmpfs", j->root, "tmpfs", 0, KF_COMPILE_TMPFS_OPTS) != 0)
 		jail_die("cannot mount a tmpfs on", j->root);

@@ -51,8 +51,8 @@
 /* Address space of each compiler process: cc1, cicc and ptxas stay well under it on every
  * reference kernel, and an include or template bomb fails here instead of in the host's memory. */
 #define KF_COMPILE_AS (4ull << 30)
-/* The largest shared object kforge keeps: far above any real kernel (the biggest reference is
- * under 4 MiB), far below what a huge initialised array would cost every cache entry. */
+/* The largest shared object kforge keeps: far above any real kernel (the biggest reference
+ * object is under 1 MiB), far below what a huge initialised array would cost every entry. */
 #define KF_COMPILE_OBJECT_MAX (64u << 20)
 /* Any file the compiler writes: twice the object cap leaves room for the .o and intermediate
  * files, and ends a huge initialised array at the assembler ("File too large"). */

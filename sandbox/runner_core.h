@@ -1,6 +1,7 @@
 /* The runner program's backend-independent core: the process tree inside the jail
- * (jail -> namespace init -> runner), privilege drop and rlimits, the SIGSYS reporter, the
- * seccomp filter, loading the candidate and the command loop. A backend (CPU, CUDA) supplies
+ * (jail -> namespace init -> runner), privilege drop and rlimits, the fault reporter, the
+ * seccomp filter and its supervisor (the namespace init), loading the candidate and the
+ * command loop. A backend (CPU, CUDA) supplies
  * only what differs, through this small table of hooks. */
 #ifndef KF_RUNNER_CORE_H
 #define KF_RUNNER_CORE_H
@@ -34,7 +35,6 @@ struct kf_runner_backend {
 };
 
 /* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
-#define KF_RUNNER_EXIT_VIOLATION 97
 #define KF_RUNNER_EXIT_MEMORY 98
 #define KF_RUNNER_EXIT_SETUP 99
 

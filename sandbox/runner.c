@@ -27,6 +27,8 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/text.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/jail.h"
 #include "sandbox/runner_core.h"
 #include "sandbox/runner_proto.h"
@@ -44,6 +46,9 @@
 #define KF_CALIB_P90 0.9
 #define KF_X32_SYSCALL_BIT 0x40000000
 #define KF_CPU_LIMIT_SLACK 0.99        /* rusage against RLIMIT_CPU: tick-granular accounting */
+#define KF_CGROUP_PIDS_MAX 512          /* tasks (threads included) of one runner's tree */
+#define KF_CGROUP_HEADROOM ((size_t)1 << 30) /* the runner's own pages on top of the data cap */
+#define KF_CGROUP_CUDA_HOST_BYTES ((size_t)16 << 30) /* a CUDA runner's host memory (the driver's too) */
 
 struct kf_runner {
 	pid_t pid;        /* the jail process; also the process group of the whole tree */
@@ -56,6 +61,7 @@ struct kf_runner {
 	bool loaded; /* LOAD was sent: from here on the reply pipe speaks for the candidate */
 	bool ready;  /* answered READY: it takes commands */
 	struct kf_runner_calib calib;
+	struct kf_cgroup cg; /* its cgroup, where the machine offers them */
 	char *output;
 };
 
@@ -291,12 +297,14 @@ static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(res->reason, sizeof res->reason, fmt, ap);
 	va_end(ap);
+	/* Reasons quote runner-supplied text: printable, valid UTF-8, whatever the runner sent. */
+	kf_text_sanitize_str(res->reason, sizeof res->reason);
 }
 
 /* A runner that sent something other than the reply awaited. Before LOAD only the runner's own
  * code runs, so its set-up error is believed; after LOAD the pipe speaks for the candidate and
  * a set-up error (or anything else unexpected) is a forgery. */
-static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, struct kf_call_result *res)
+static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, int phase, struct kf_call_result *res)
 {
 	if (!r->loaded) {
 		if (m->type == KF_MSG_SETUP_ERROR)
@@ -321,7 +329,7 @@ static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, stru
 		break;
 	default:
 		died(res, KF_V_SANDBOX_VIOLATION, "the candidate forged a runner message (type %u) %s", m->type,
-		     phase_name(m->rc));
+		     phase_name(phase));
 	}
 }
 
@@ -373,6 +381,11 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 		else
 			died(res, KF_V_INTERNAL_ERROR, "the runner exited with status %d during set-up",
 			     WIFEXITED(st) ? WEXITSTATUS(st) : st);
+		return;
+	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && kf_cgroup_oom_killed(&r->cg)) {
+		died(res, KF_V_MEMORY_LIMIT, "the runner ran out of its cgroup's memory %s (killed by the OOM killer)",
+		     phase_name(phase));
 		return;
 	}
 	if (WIFSIGNALED(st)) {
@@ -446,7 +459,7 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 		return -1;
 	}
 	if (m->type != want) {
-		classify_msg(r, m, res);
+		classify_msg(r, m, phase, res);
 		kill_tree(r);
 		kill_and_wait(r);
 		return -1;
@@ -478,8 +491,9 @@ static __attribute__((noreturn)) void jail_fail(int status_fd, const char *step)
 	_exit(KF_RUNNER_EXIT_SETUP);
 }
 
-static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], int devnull, int log,
-						  int cmd, int reply, int shm, int so, int status, int shm_ro)
+static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], const struct kf_cgroup *cg,
+						  int devnull, int log, int cmd, int reply, int shm, int so, int status,
+						  int shm_ro)
 {
 	int src[] = { park(devnull), park(log),    park(log), park(cmd),   park(reply),
 		      park(shm),     park(so),     park(status), park(shm_ro) };
@@ -495,6 +509,8 @@ static __attribute__((noreturn)) void exec_jail(const char *runner, char *const 
 		jail_fail(KF_RFD_STATUS, "setpgid");
 	/* The runner must not inherit kforge's ignored SIGPIPE. */
 	signal(SIGPIPE, SIG_DFL);
+	if (kf_cgroup_enter(cg) != 0)
+		jail_fail(KF_RFD_STATUS, "joining the runner's cgroup");
 	const char *step = NULL;
 	if (kf_jail_enter(true, &step) < 0)
 		jail_fail(KF_RFD_STATUS, step);
@@ -510,6 +526,20 @@ static void ignore_sigpipe(void)
 	struct sigaction old;
 	if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
 		signal(SIGPIPE, SIG_IGN);
+}
+
+/* The runner's own cgroup, where the machine offers them: its tasks and memory bounded by the
+ * kernel. Offered but impossible to set up is kforge's failure (fail closed). */
+static int make_cgroup(struct kf_runner *r, const struct kf_runner_opts *o, kf_err *err)
+{
+	static unsigned serial;
+	char name[64], why[PATH_MAX + 128];
+	snprintf(name, sizeof name, "kforge-runner-%d-%u", (int)getpid(), serial++);
+	size_t mem = o->backend == KF_BACKEND_CUDA ? KF_CGROUP_CUDA_HOST_BYTES
+						   : o->mem_limit_bytes + o->shm_bytes + o->shm_ro_bytes + KF_CGROUP_HEADROOM;
+	if (kf_cgroup_create(&r->cg, name, mem, KF_CGROUP_PIDS_MAX, why, sizeof why) < 0)
+		return kf_errf(err, KF_EINTERNAL, "%s", why);
+	return KF_OK;
 }
 
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err)
@@ -555,13 +585,15 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
 	snprintf(a_vendor, sizeof a_vendor, "%d", o->vendor_libs ? 1 : 0);
 	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
+	if (make_cgroup(r, o, err) != KF_OK)
+		goto fail;
 	r->pid = fork();
 	if (r->pid < 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot fork the runner");
 		goto fail;
 	}
 	if (r->pid == 0)
-		exec_jail(path, argv, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
+		exec_jail(path, argv, &r->cg, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
 			  have_ro ? o->shm_ro_fd : devnull);
 	/* Also from the parent, so no window exists where the child is outside its group. */
 	setpgid(r->pid, r->pid);
@@ -768,21 +800,21 @@ const char *kf_runner_output(struct kf_runner *r)
 {
 	if (r->output)
 		return r->output;
-	kf_buf b = KF_BUF_INIT;
+	kf_buf raw = KF_BUF_INIT, clean = KF_BUF_INIT;
 	char chunk[4096];
 	off_t off = 0;
-	while (r->log_fd >= 0 && b.len < KF_RUNNER_LOG_KEEP) {
+	while (r->log_fd >= 0 && raw.len < KF_RUNNER_LOG_KEEP) {
 		ssize_t n = pread(r->log_fd, chunk, sizeof chunk, off);
 		if (n <= 0)
 			break;
-		kf_buf_add(&b, chunk, (size_t)n);
+		kf_buf_add(&raw, chunk, (size_t)n);
 		off += n;
 	}
-	if (b.len > KF_RUNNER_LOG_KEEP) {
-		b.len = KF_RUNNER_LOG_KEEP;
-		b.data[b.len] = '\0';
-	}
-	r->output = kf_buf_detach(&b);
+	/* The candidate's bytes, escaped: valid UTF-8 without terminal controls, capped. */
+	kf_text_sanitize_max(raw.data ? raw.data : "", raw.len, KF_RUNNER_LOG_KEEP, &clean);
+	kf_buf_add(&clean, "", 0); /* terminated even when nothing was kept */
+	kf_buf_free(&raw);
+	r->output = kf_buf_detach(&clean);
 	return r->output;
 }
 
@@ -794,6 +826,7 @@ void kf_runner_stop(struct kf_runner *r)
 	if (!r)
 		return;
 	kill_and_wait(r);
+	kf_cgroup_remove(&r->cg);
 	if (r->cmd_fd >= 0) close(r->cmd_fd);
 	if (r->reply_fd >= 0) close(r->reply_fd);
 	if (r->status_fd >= 0) close(r->status_fd);

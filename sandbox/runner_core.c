@@ -316,7 +316,8 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	if (install_fault_handler() != 0)
 		die_errno("installing the fault handler");
 	int listener = -1;
-	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, &listener, why, sizeof why) != 0)
+	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, !be->allow_uncounted_maps, &listener,
+				      why, sizeof why) != 0)
 		die_setup(why);
 	/* Init takes its own copy; ours goes before anything of the candidate exists, so the
 	 * candidate can never answer its own notifications. */

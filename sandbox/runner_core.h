@@ -19,6 +19,10 @@ struct kf_runner_backend {
 	/* Caps the data segment (RLIMIT_DATA) with the memory limit; a GPU backend leaves host
 	 * memory alone (the driver maps a lot) and caps device allocations itself. */
 	bool cap_host_data;
+	/* Lets the candidate make the mappings RLIMIT_DATA does not count, shared and grows-down ones
+	 * (refused with EPERM otherwise): a GPU driver maps shared memory during calls, and a GPU
+	 * backend leaves host memory to cgroups anyway. */
+	bool allow_uncounted_maps;
 	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context, and
 	 * the vendor libraries when the kernel may call them). mem_cap is the memory limit in bytes. */
 	int (*setup)(void **state, int device, size_t mem_cap, bool vendor_libs, char *why, size_t why_len);

@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Calls a kernel needs after the runner is set up: memory, signals, time, threads, pipes. */
 static const int base_allow[] = {
 	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(close), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
-	SCMP_SYS(lseek), SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(munmap), SCMP_SYS(brk),
+	SCMP_SYS(lseek), SCMP_SYS(mprotect), SCMP_SYS(munmap), SCMP_SYS(brk),
 	SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
 	SCMP_SYS(sigaltstack), SCMP_SYS(sched_yield), SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep),
 	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(getpid), SCMP_SYS(gettid),
@@ -35,8 +36,27 @@ const char *kf_syscall_name(int nr, char *buf, size_t len)
 	return buf;
 }
 
-int kf_runner_seccomp_install(pid_t self, const int *extra_allow, int n_extra, int *listener, char *why,
-			      size_t why_len)
+/* mmap with either flag escapes RLIMIT_DATA (shared memory is not the process's data, a
+ * grows-down mapping counts as stack); MAP_SHARED_VALIDATE carries MAP_SHARED's bit. */
+#define KF_UNCOUNTED_MAP_FLAGS (MAP_SHARED | MAP_GROWSDOWN)
+
+static int add_mmap_rules(scmp_filter_ctx ctx, bool refuse_uncounted)
+{
+	if (!refuse_uncounted)
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 0);
+	int r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+				 SCMP_A3(SCMP_CMP_MASKED_EQ, KF_UNCOUNTED_MAP_FLAGS, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
+				     SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_SHARED, MAP_SHARED));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
+				     SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_GROWSDOWN, MAP_GROWSDOWN));
+	return r;
+}
+
+int kf_runner_seccomp_install(pid_t self, const int *extra_allow, int n_extra, bool refuse_uncounted_maps,
+			      int *listener, char *why, size_t why_len)
 {
 	int rc = -1, notify = -1;
 	*listener = -1;
@@ -51,6 +71,8 @@ int kf_runner_seccomp_install(pid_t self, const int *extra_allow, int n_extra, i
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, base_allow[i], 0);
 	for (int i = 0; i < n_extra && r == 0; i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, extra_allow[i], 0);
+	if (r == 0)
+		r = add_mmap_rules(ctx, refuse_uncounted_maps);
 	/* Threads yes (OpenMP, driver threads), new processes no. */
 	if (r == 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,

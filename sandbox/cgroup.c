@@ -1,8 +1,10 @@
 /* A runner's cgroup (see cgroup.h). */
 #include "sandbox/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +13,9 @@
 #include <unistd.h>
 
 #define KF_CGROUP_ROOT "/sys/fs/cgroup"
-#define KF_CGROUP_RMDIR_TRIES 100
-#define KF_CGROUP_RMDIR_PAUSE_NS 2000000L /* the kernel frees a killed task's group shortly after */
+#define KF_CGROUP_RMDIR_TRIES 12
+#define KF_CGROUP_RMDIR_FIRST_PAUSE_NS 1000000L /* doubled after each try: about 2 s in all, for a
+						   killed task the kernel releases late under load */
 
 /* kforge's own group in the hierarchy of `controller` ("" for v2's unified one), from
  * /proc/self/cgroup lines "id:controllers:path". */
@@ -108,12 +111,52 @@ static int locate(struct kf_cgroup *cg, const char *name)
 	return 0;
 }
 
-int kf_cgroup_create(struct kf_cgroup *cg, const char *name, size_t mem_bytes, long pids_max, char *why,
+/* The parent directory of path, in out. */
+static void parent_dir(const char *path, char *out, size_t len)
+{
+	snprintf(out, len, "%s", path);
+	char *slash = strrchr(out, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+/* Removes "<prefix>-<pid>-<n>" groups in dir whose kforge (pid) is gone. Busy ones stay. */
+static void sweep(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t plen = strlen(prefix);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, prefix, plen) != 0 || e->d_name[plen] != '-')
+			continue;
+		long owner = strtol(e->d_name + plen + 1, &end, 10);
+		if (*end != '-' || owner <= 0 || owner == getpid() || kill((pid_t)owner, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[PATH_MAX];
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+			rmdir(path);
+	}
+	closedir(d);
+}
+
+int kf_cgroup_create(struct kf_cgroup *cg, const char *prefix, size_t mem_bytes, long pids_max, char *why,
 		     size_t why_len)
 {
+	static unsigned serial;
+	char name[NAME_MAX + 1], parent[PATH_MAX];
 	memset(cg, 0, sizeof *cg);
+	snprintf(name, sizeof name, "%s-%d-%u", prefix, (int)getpid(), serial++);
 	if (locate(cg, name) == 0)
 		return 0;
+	parent_dir(cg->mem, parent, sizeof parent);
+	sweep(parent, prefix);
+	if (cg->version == 1) {
+		parent_dir(cg->pids, parent, sizeof parent);
+		sweep(parent, prefix);
+	}
 	char mem[32], pids[32];
 	snprintf(mem, sizeof mem, "%zu", mem_bytes);
 	snprintf(pids, sizeof pids, "%ld", pids_max);
@@ -165,12 +208,11 @@ bool kf_cgroup_oom_killed(const struct kf_cgroup *cg)
 
 static void remove_dir(const char *dir)
 {
-	for (int i = 0; i < KF_CGROUP_RMDIR_TRIES; i++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
+	long pause_ns = KF_CGROUP_RMDIR_FIRST_PAUSE_NS;
+	for (int i = 0; i < KF_CGROUP_RMDIR_TRIES; i++, pause_ns *= 2) {
+		if (rmdir(dir) == 0 || errno != EBUSY)
 			return;
-		if (errno != EBUSY)
-			return;
-		struct timespec pause = { .tv_nsec = KF_CGROUP_RMDIR_PAUSE_NS };
+		struct timespec pause = { .tv_sec = pause_ns / 1000000000L, .tv_nsec = pause_ns % 1000000000L };
 		nanosleep(&pause, NULL);
 	}
 }

@@ -46,6 +46,7 @@
 #define KF_CALIB_P90 0.9
 #define KF_X32_SYSCALL_BIT 0x40000000
 #define KF_CPU_LIMIT_SLACK 0.99        /* rusage against RLIMIT_CPU: tick-granular accounting */
+#define KF_CGROUP_PREFIX "kforge-runner"
 #define KF_CGROUP_PIDS_MAX 512          /* tasks (threads included) of one runner's tree */
 #define KF_CGROUP_HEADROOM ((size_t)1 << 30) /* the runner's own pages on top of the data cap */
 #define KF_CGROUP_CUDA_HOST_BYTES ((size_t)16 << 30) /* a CUDA runner's host memory (the driver's too) */
@@ -570,12 +571,10 @@ static void ignore_sigpipe(void)
  * kernel. Offered but impossible to set up is kforge's failure (fail closed). */
 static int make_cgroup(struct kf_runner *r, const struct kf_runner_opts *o, kf_err *err)
 {
-	static unsigned serial;
-	char name[64], why[PATH_MAX + 128];
-	snprintf(name, sizeof name, "kforge-runner-%d-%u", (int)getpid(), serial++);
+	char why[PATH_MAX + 128];
 	size_t mem = o->backend == KF_BACKEND_CUDA ? KF_CGROUP_CUDA_HOST_BYTES
 						   : o->mem_limit_bytes + o->shm_bytes + o->shm_ro_bytes + KF_CGROUP_HEADROOM;
-	if (kf_cgroup_create(&r->cg, name, mem, KF_CGROUP_PIDS_MAX, why, sizeof why) < 0)
+	if (kf_cgroup_create(&r->cg, KF_CGROUP_PREFIX, mem, KF_CGROUP_PIDS_MAX, why, sizeof why) < 0)
 		return kf_errf(err, KF_EINTERNAL, "%s", why);
 	return KF_OK;
 }

@@ -31,9 +31,9 @@ TestSuite(cgroup, .fini = clean_up);
 
 static void make_group(const char *what, size_t mem, long pids)
 {
-	char name[64], why[PATH_MAX + 128];
-	snprintf(name, sizeof name, "kforge-test-%s-%d", what, (int)getpid());
-	int rc = kf_cgroup_create(&cg, name, mem, pids, why, sizeof why);
+	char prefix[64], why[PATH_MAX + 128];
+	snprintf(prefix, sizeof prefix, "kforge-test-%s", what);
+	int rc = kf_cgroup_create(&cg, prefix, mem, pids, why, sizeof why);
 	cr_assert_geq(rc, 0, "%s", why);
 	if (rc == 0)
 		cr_skip_test("this machine offers kforge no cgroups");
@@ -107,4 +107,25 @@ Test(cgroup, is_gone_after_removal)
 	kf_cgroup_remove(&cg);
 	struct stat sb;
 	cr_expect_neq(stat(mem, &sb), 0, "%s is still there", mem);
+}
+
+Test(cgroup, sweeps_away_an_empty_group_a_dead_kforge_left_behind)
+{
+	make_group("sweep", SMALL_MEM, FEW_PIDS);
+	pid_t gone = fork();
+	cr_assert_geq(gone, 0);
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	char stale[PATH_MAX];
+	snprintf(stale, sizeof stale, "%.*s/kforge-test-sweep-%d-0", (int)(strrchr(cg.mem, '/') - cg.mem), cg.mem,
+		 (int)gone);
+	cr_assert_eq(mkdir(stale, 0755), 0, "mkdir %s: %s", stale, strerror(errno));
+	kf_cgroup_remove(&cg);
+	make_group("sweep", SMALL_MEM, FEW_PIDS);
+	struct stat sb;
+	int left = stat(stale, &sb);
+	if (left == 0)
+		rmdir(stale);
+	cr_expect_neq(left, 0, "%s was not swept", stale);
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define KF_CGROUP_ROOT "/sys/fs/cgroup"
-#define KF_CGROUP_RMDIR_TRIES 12
+#define KF_CGROUP_RMDIR_TRIES 11
 #define KF_CGROUP_RMDIR_FIRST_PAUSE_NS 1000000L /* doubled after each try: about 2 s in all, for a
 						   killed task the kernel releases late under load */
 

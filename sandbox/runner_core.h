@@ -1,6 +1,7 @@
 /* The runner program's backend-independent core: the process tree inside the jail
- * (jail -> namespace init -> runner), privilege drop and rlimits, the SIGSYS reporter, the
- * seccomp filter, loading the candidate and the command loop. A backend (CPU, CUDA) supplies
+ * (jail -> namespace init -> runner), privilege drop and rlimits, the fault reporter, the
+ * seccomp filter and its supervisor (the namespace init), loading the candidate and the
+ * command loop. A backend (CPU, CUDA) supplies
  * only what differs, through this small table of hooks. */
 #ifndef KF_RUNNER_CORE_H
 #define KF_RUNNER_CORE_H
@@ -18,13 +19,18 @@ struct kf_runner_backend {
 	/* Caps the data segment (RLIMIT_DATA) with the memory limit; a GPU backend leaves host
 	 * memory alone (the driver maps a lot) and caps device allocations itself. */
 	bool cap_host_data;
+	/* Lets the candidate make the mappings RLIMIT_DATA does not count, shared and grows-down ones
+	 * (refused with EPERM otherwise): a GPU driver maps shared memory during calls, and a GPU
+	 * backend leaves host memory to cgroups anyway. */
+	bool allow_uncounted_maps;
 	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context, and
 	 * the vendor libraries when the kernel may call them). mem_cap is the memory limit in bytes. */
 	int (*setup)(void **state, int device, size_t mem_cap, bool vendor_libs, char *why, size_t why_len);
-	/* Maps the shared area and returns the base address of the buffers kernels use, and how
-	 * many bytes they span (NULL + why on failure). */
-	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why,
-			     size_t why_len);
+	/* Maps the shared area (and the read-only inputs ro_fd, ro_bytes, when ro_bytes > 0) and
+	 * returns the base address of the buffers kernels use, and how many bytes they span
+	 * (NULL + why on failure). */
+	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size_t ro_bytes,
+			     size_t *area_bytes, char *why, size_t why_len);
 	/* Runs one call of the candidate; returns 0 when the call could be made (its own return
 	 * code in *rc; *device_ns the device's own timing of it, or -1 to use the host clock), -1
 	 * with why when the backend failed (a sticky device error, say). */
@@ -33,7 +39,6 @@ struct kf_runner_backend {
 };
 
 /* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
-#define KF_RUNNER_EXIT_VIOLATION 97
 #define KF_RUNNER_EXIT_MEMORY 98
 #define KF_RUNNER_EXIT_SETUP 99
 

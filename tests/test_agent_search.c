@@ -13,6 +13,7 @@
 
 #include "agent/agent.h"
 #include "agent/record.h"
+#include "common/buf.h"
 #include "common/fs.h"
 #include "tests/support/llm_server.h"
 
@@ -677,6 +678,96 @@ Test(agent_search, asks_the_llm_judge_about_correct_candidates_when_given_a_mode
 		       " AND json_extract(evidence, '$.reply') LIKE '%kf_launch%'"
 		       " AND json_extract(evidence, '$.tokens_in') = 1000"),
 		     2);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* ---- hostile replies ---- */
+
+#define ECHOED_KEY "sk-echoed-secret-9731"
+
+struct seen_events {
+	kf_buf text; /* every event's what and detail, one per line: what the run report prints from */
+};
+
+static void collect_event(void *ctx, const struct kf_agent_event *e)
+{
+	struct seen_events *s = ctx;
+	kf_buf_addf(&s->text, "%s: %s\n", e->what ? e->what : "", e->detail ? e->detail : "");
+}
+
+Test(agent_search, redacts_an_api_key_that_the_server_echoes_from_everything_printed_or_stored)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_500, KF_LLM_FAULT_401 };
+	struct kf_llm_server_config sc = { .faults = faults, .n_faults = 2, .echo_auth = true };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "1", "concurrency", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct seen_events seen = { KF_BUF_INIT };
+	const struct kf_agent_observer obs = { collect_event, &seen };
+	const struct kf_agent_judge judge = { .evaluate = fake_evaluate, .verify = fake_verify, .ctx = &fake };
+	struct kf_agent_run_args a = { .store = store, .config = cfg, .tasks = tasks, .n_tasks = 1, .api_key = ECHOED_KEY,
+				       .judge = &judge, .peaks = &peaks, .observer = &obs, .stop = &stop_flag };
+	struct kf_agent_summary sum;
+	kf_err err;
+	cr_assert_eq(kf_agent_run(&a, &sum, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(kf_llm_server_faults(srv, KF_LLM_FAULT_401), 1);
+	cr_expect_not(database_contains(ECHOED_KEY), "the echoed key reached the database");
+	cr_expect_not(database_contains("sk-echoed"), "a prefix of the echoed key reached the database");
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE error LIKE '%Bearer " KF_HTTP_REDACTED "%'"), 2,
+		     "both failed attempts say where the key was");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'failed' AND error LIKE '%" KF_HTTP_REDACTED "%'"
+		       " AND response LIKE '%" KF_HTTP_REDACTED "%'"),
+		     1);
+	cr_expect_null(strstr(seen.text.data, "sk-echoed"), "an event (printed on stderr) carries the key: %s",
+		       seen.text.data);
+	cr_expect_not_null(strstr(seen.text.data, KF_HTTP_REDACTED), "%s", seen.text.data);
+	kf_buf_free(&seen.text);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, keeps_a_reply_that_is_not_utf8_as_it_came_but_sends_back_valid_utf8)
+{
+	static const enum kf_scripted_reply bad[] = { KF_LLM_INVALID_UTF8 };
+	struct kf_llm_server_config sc = { .script = bad, .script_len = 1, .refine_script = bad, .refine_script_len = 1,
+					   .strict_utf8 = true };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "2", "keep", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(kf_llm_server_invalid_utf8(srv), 0, "a request body was not UTF-8");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'done'"), 4, "the refinements were answered");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE instr(CAST(reply AS BLOB), x'ff') > 0"
+		       " AND instr(CAST(response AS BLOB), x'ff') > 0"),
+		     4, "the record keeps the reply's bytes");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE round = 2 AND instr(CAST(messages AS BLOB), x'ff') = 0"
+		       " AND instr(messages, 'xFF') > 0"),
+		     2, "a refinement shows the bad bytes escaped");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* 33.5 MiB of reply: over the 32 MiB limit. */
+#define OVERSIZED_REPLY_BYTES ((32u << 20) + (1u << 19))
+#define OVERSIZED_KEPT_MAX (64u << 10)
+
+Test(agent_search, keeps_a_bounded_prefix_and_the_size_of_an_oversized_reply)
+{
+	static const enum kf_scripted_reply huge[] = { KF_LLM_HUGE };
+	struct kf_llm_server_config sc = { .script = huge, .script_len = 1, .huge_bytes = OVERSIZED_REPLY_BYTES };
+	serve(&sc);
+	const char *flags[] = { "samples", "1", "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'failed' AND outcome = 'oversized_response'"), 1);
+	cr_expect_leq(q("SELECT MAX(length(CAST(response AS BLOB))) FROM requests"), (int64_t)OVERSIZED_KEPT_MAX);
+	cr_expect_gt(q("SELECT MAX(length(CAST(response AS BLOB))) FROM requests"), 0, "a prefix is kept");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE error LIKE '%over the 33554432-byte limit%'"
+		       " AND error LIKE '%response of 3_______ bytes%'"),
+		     1, "the error names the announced size and the limit");
 	kf_agent_summary_free(&sum);
 	cJSON_Delete(cfg);
 }

@@ -127,6 +127,7 @@ struct kf_agent_event {
 	const char *detail;
 	double sol_fraction;   /* EVALUATED: NAN unless timed */
 	double retry_in_s;
+	int attempt, max_attempts; /* ATTEMPT: which HTTP attempt failed, of how many allowed */
 	struct kf_agent_progress progress;
 };
 

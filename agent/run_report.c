@@ -9,6 +9,7 @@
 #define REDRAW_NS 100000000LL      /* a terminal line is redrawn at most ten times a second */
 #define PLAIN_PROGRESS_NS 10000000000LL /* a plain progress line every ten seconds */
 #define DETAIL_MAX 160
+#define FAULT_DETAIL_MAX 72 /* of a fault's message on the status line, which must stay one line */
 #define FIELD_MAX 64
 #define KILO 1e3
 #define MEGA 1e6
@@ -82,13 +83,15 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 			snprintf(out, len, "%s round %d sample %d: %s: %s", e->task, e->round, e->slot, e->what, detail);
 		return true;
 	case KF_AGENT_EV_ATTEMPT:
-		if (tty)
+		/* Retries show on a terminal's status line; a request given up on is worth a line. */
+		if (tty && e->retry_in_s >= 0)
 			return false;
 		if (e->retry_in_s >= 0)
-			snprintf(out, len, "%s round %d sample %d: %s; retrying in %.1f s", e->task, e->round, e->slot, detail,
-				 e->retry_in_s);
+			snprintf(out, len, "%s round %d sample %d: %s (attempt %d of %d); retrying in %.1f s", e->task, e->round,
+				 e->slot, detail, e->attempt, e->max_attempts, e->retry_in_s);
 		else
-			snprintf(out, len, "%s round %d sample %d: %s; not retried", e->task, e->round, e->slot, detail);
+			snprintf(out, len, "%s round %d sample %d: %s (attempt %d of %d); not retried", e->task, e->round,
+				 e->slot, detail, e->attempt, e->max_attempts);
 		return true;
 	case KF_AGENT_EV_EVALUATED:
 		if (tty)
@@ -122,13 +125,28 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 	return false;
 }
 
+/* "vector_add: HTTP 503: {...} (attempt 3 of 4)", the message cut to fit the status line. */
+static void note_fault(struct kf_run_report *r, const struct kf_agent_event *e)
+{
+	char detail[FAULT_DETAIL_MAX + 1];
+	one_line(e->detail, detail, sizeof detail);
+	snprintf(r->last_fault, sizeof r->last_fault, "%s: %s%s (attempt %d of %d)", e->task, detail,
+		 e->detail && strlen(e->detail) > FAULT_DETAIL_MAX ? "..." : "", e->attempt, e->max_attempts);
+}
+
 void kf_run_report_event(void *ctx, const struct kf_agent_event *e)
 {
 	struct kf_run_report *r = ctx;
-	char line[512], prog[256];
+	char line[512], prog[512];
 	int64_t now = kf_now_ns();
 	bool has_line = event_line(e, r->tty, line, sizeof line);
+	if (e->kind == KF_AGENT_EV_ATTEMPT)
+		note_fault(r, e);
 	progress_text(&e->progress, prog, sizeof prog);
+	if (r->last_fault[0]) {
+		size_t n = strlen(prog);
+		snprintf(prog + n, sizeof prog - n, " | last fault: %s", r->last_fault);
+	}
 	if (!r->tty) {
 		if (has_line)
 			fprintf(r->f, "%s\n", line);

@@ -243,7 +243,8 @@ static void on_attempt(void *user, const struct kf_http_attempt *a)
 		return;
 	struct kf_agent_event e = { .kind = KF_AGENT_EV_ATTEMPT, .task = r->tasks[q->task].t->name, .round = q->round,
 				    .slot = q->slot, .request_id = q->id, .what = a->retry_in_s >= 0 ? "retry" : "gave_up",
-				    .detail = a->error, .sol_fraction = NAN, .retry_in_s = a->retry_in_s };
+				    .detail = a->error, .sol_fraction = NAN, .retry_in_s = a->retry_in_s,
+				    .attempt = a->attempt, .max_attempts = r->cfg.http.max_attempts };
 	emit(r, &e);
 }
 

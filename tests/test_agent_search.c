@@ -15,6 +15,7 @@
 #include "agent/record.h"
 #include "common/buf.h"
 #include "common/fs.h"
+#include "tests/support/cli.h"
 #include "tests/support/llm_server.h"
 
 #define TEST_TIMEOUT_S 180
@@ -770,4 +771,99 @@ Test(agent_search, keeps_a_bounded_prefix_and_the_size_of_an_oversized_reply)
 		     1, "the error names the announced size and the limit");
 	kf_agent_summary_free(&sum);
 	cJSON_Delete(cfg);
+}
+
+/* ---- kforge show --run ---- */
+
+#define SHOW_LIMIT_S 60.0
+#define EXCERPT "%.1500s"
+
+static void show_run(const char *id, bool json, struct kf_cli_result *r)
+{
+	const char *args[] = { "show", "--run", id, "--db", db_path, json ? "--json" : NULL, NULL };
+	kf_err err;
+	cr_assert_eq(kf_cli_run(args, NULL, SHOW_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
+}
+
+/* The line of the text table that starts with name. */
+static const char *line_of(const char *out, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return p;
+	return NULL;
+}
+
+Test(agent_search, show_run_describes_a_stopped_run_with_every_task_and_every_candidate)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	/* Two replies fit the token budget: vector_add's good and broken kernels; softmax_rows is never asked. */
+	const char *flags[] = { "samples", "2", "rounds", "1", "concurrency", "1", "budget-tokens", "3000", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_assert_str_eq(sum.status, "stopped");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+	/* As after a crash between storing the broken candidate and its verdict. */
+	cr_assert_eq(sqlite3_exec(kf_store_db(store),
+				  "DELETE FROM posteriors WHERE evaluation_id IN (SELECT id FROM evaluations"
+				  " WHERE verdict = 'compile_error'); DELETE FROM evaluations WHERE verdict = 'compile_error'",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(kf_store_db(store)));
+	struct kf_cli_result r;
+	show_run("1", false, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect(strstr(r.out, ": stopped — token budget reached"), "no status or stop reason: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "correct 1/2 tasks"), "the unsolved task is not counted: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "2 finished (0 failed), 2 unsent of 4 planned"), "requests: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "candidates 2 (1 judged)"), "candidates: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "fast_0 0.5,"), "fast_0 over both tasks: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "cost unknown"), "cost: " EXCERPT, r.out);
+	cr_expect_null(strstr(r.out, "$0.0000"), EXCERPT, r.out);
+	const char *softmax = line_of(r.out, "softmax_rows");
+	cr_expect(softmax && strstr(softmax, "no candidate"), "the task with no candidate is listed: " EXCERPT, r.out);
+	kf_cli_result_free(&r);
+	show_run("1", true, &r);
+	cr_assert_not_null(r.json, "stdout: " EXCERPT, r.out);
+	double v = -1;
+	cr_expect(kf_cli_json_num(r.json, "n_tasks", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "requests_unsent", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "candidates", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "evaluated", &v) && v == 1);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r.json, "cost_usd")), "unknown cost is null");
+	cr_expect_str_eq(kf_cli_json_str(r.json, "status"), "stopped");
+	kf_cli_result_free(&r);
+}
+
+Test(agent_search, show_run_shows_a_run_whose_requests_all_failed_with_its_failures)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_401, KF_LLM_FAULT_401 };
+	struct kf_llm_server_config sc = { .faults = faults, .n_faults = 2 };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+	struct kf_cli_result r;
+	show_run("1", false, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect(strstr(r.out, "correct 0/1 tasks; requests: 2 finished (2 failed)"), EXCERPT, r.out);
+	cr_expect(strstr(r.out, "failed requests: 2 x HTTP 401: invalid API key (scripted)"), EXCERPT, r.out);
+	cr_expect(strstr(r.out, "cost unknown"), EXCERPT, r.out);
+	kf_cli_result_free(&r);
+}
+
+Test(agent_search, show_run_of_a_run_id_that_does_not_exist_says_so_and_exits_2)
+{
+	struct kf_cli_result r;
+	show_run("42", false, &r);
+	cr_expect_eq(r.exit_code, KF_EINPUT, "exit %d", r.exit_code);
+	cr_expect(kf_cli_is_one_error_line(&r), "stderr: " EXCERPT, r.err);
+	cr_expect(strstr(r.err, "no run with id 42"), "stderr: " EXCERPT, r.err);
+	kf_cli_result_free(&r);
 }

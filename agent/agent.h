@@ -20,6 +20,8 @@
 #include "agent/price.h"
 #include "agent/provider.h"
 #include "db/store.h"
+#include "agent/record.h"
+#include "eval/leaderboard.h"
 #include "eval/rank.h"
 #include "eval/sol.h"
 #include "eval/task.h"
@@ -127,6 +129,7 @@ struct kf_agent_event {
 	const char *detail;
 	double sol_fraction;   /* EVALUATED: NAN unless timed */
 	double retry_in_s;
+	int attempt, max_attempts; /* ATTEMPT: which HTTP attempt failed, of how many allowed */
 	struct kf_agent_progress progress;
 };
 
@@ -161,9 +164,19 @@ struct kf_agent_summary {
 	int n_tasks;
 	struct kf_agent_task_summary *tasks;
 	int64_t tokens_in, tokens_out;
-	double cost_usd;
+	double cost_usd;        /* NAN when unknown */
 	int requests, candidates, ok_tasks;
-	double wall_s;          /* of this invocation */
+	int requests_planned;   /* tasks x samples x rounds */
+	int requests_failed;
+	int requests_unsent;    /* planned and never answered: pending, or in rounds never planned */
+	int evaluated;          /* candidates with a verdict */
+	/* Over every task of the run, a task without a correct kernel counting as a failure (the
+	 * leaderboard's formulas, eval/leaderboard.h, on the run's own selection). */
+	double fast_p[KF_LB_N_FAST_P];
+	double pass_at_1;
+	struct kf_record_failure *failures; /* the most frequent errors of failed requests */
+	int n_failures;
+	double wall_s;          /* of this invocation; 0 when only read back */
 };
 
 struct kf_agent_run_args {

@@ -225,10 +225,83 @@ static bool mentions_entry_point(const struct block *b)
 	return false;
 }
 
-/* Picks the candidate block among the closed, non-empty ones in `want`. */
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Past blanks and comments, from p up to end. */
+static const char *skip_blank(const char *p, const char *end)
+{
+	for (;;) {
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			const char *close = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
+			p = close ? close + 2 : end;
+		} else if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+			p = eol ? eol : end;
+		} else {
+			return p;
+		}
+	}
+}
+
+/* Past a string or character literal that starts at p (its quote), up to end. */
+static const char *skip_literal(const char *p, const char *end)
+{
+	char quote = *p++;
+	while (p < end && *p != quote && *p != '\n')
+		p += *p == '\\' && p + 1 < end ? 2 : 1;
+	return p < end ? p + 1 : end;
+}
+
+/* "kf_launch(...)" at p is followed by a function body "{", not by ";" (a declaration) or anything
+ * else (a call in an example of use). */
+static bool body_follows(const char *p, const char *end)
+{
+	const char *q = skip_blank(p + strlen(ENTRY_POINT), end);
+	if (q >= end || *q != '(')
+		return false;
+	for (int depth = 0; q < end; q++) {
+		depth += (*q == '(') - (*q == ')');
+		if (depth == 0)
+			break;
+	}
+	q = q < end ? skip_blank(q + 1, end) : end;
+	return q < end && *q == '{';
+}
+
+/* The block defines the entry point in its code (comments and literals do not count). */
+static bool defines_entry_point(const struct block *b)
+{
+	size_t k = strlen(ENTRY_POINT);
+	const char *p = b->start, *end = b->start + b->len;
+	while (p < end) {
+		const char *next = skip_blank(p, end);
+		if (next != p) {
+			p = next;
+		} else if (*p == '"' || *p == '\'') {
+			p = skip_literal(p, end);
+		} else if (ident_char(*p)) {
+			const char *w = p;
+			while (p < end && ident_char(*p))
+				p++;
+			if ((size_t)(p - w) == k && !memcmp(w, ENTRY_POINT, k) && body_follows(w, end))
+				return true;
+		} else {
+			p++;
+		}
+	}
+	return false;
+}
+
+/* Picks the candidate block among the closed, non-empty ones in `want`: the last that defines the
+ * entry point, else the last that mentions it, else the last. */
 static void choose(const struct blocks *bs, const bool *want, struct kf_extract *out)
 {
-	int chosen = -1, with_entry = -1, non_empty = 0;
+	int chosen = -1, with_entry = -1, with_definition = -1, non_empty = 0;
 	const char *first_file = NULL;
 	for (int i = 0; i < bs->n; i++) {
 		const struct block *b = &bs->v[i];
@@ -238,6 +311,8 @@ static void choose(const struct blocks *bs, const bool *want, struct kf_extract 
 		chosen = i;
 		if (mentions_entry_point(b))
 			with_entry = i;
+		if (defines_entry_point(b))
+			with_definition = i;
 		if (!b->file[0])
 			continue;
 		if (!first_file) {
@@ -255,7 +330,9 @@ static void choose(const struct blocks *bs, const bool *want, struct kf_extract 
 		snprintf(out->detail, sizeof out->detail, "the reply's code block is empty");
 		return;
 	}
-	if (with_entry >= 0)
+	if (with_definition >= 0)
+		chosen = with_definition;
+	else if (with_entry >= 0)
 		chosen = with_entry;
 	const struct block *b = &bs->v[chosen];
 	out->outcome = KF_EXTRACT_CODE;

@@ -1,6 +1,8 @@
 /* Code extraction: finds the kernel source in a model's reply. The reply should hold one fenced
  * block in the backend's language (c on the CPU; cuda, cu or c++ on CUDA); when there are several,
- * the last one that defines kf_launch wins (a revision replaces a draft). A reply with no code, only
+ * the last one that defines kf_launch (a function body, not a call or a declaration) wins: a revision
+ * replaces a draft, and an "example usage" block that only calls kf_launch is never taken for the
+ * kernel. Without a definition, the last block that mentions kf_launch, else the last block. A reply with no code, only
  * empty blocks, blocks that name different files, a block cut off before its closing fence, or code
  * only in another language is a recorded outcome, not a candidate. Pure text processing. */
 #ifndef KF_EXTRACT_H

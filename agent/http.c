@@ -50,6 +50,7 @@ struct transfer {
 	int64_t due_ns;       /* T_WAITING: when the next attempt starts */
 	bool uploaded;        /* the attempt in flight has sent its whole request */
 	bool too_large;
+	char *secret;         /* NULL: nothing to scrub */
 	char errbuf[CURL_ERROR_SIZE];
 	struct transfer *next;
 };
@@ -206,6 +207,10 @@ static void transfer_free(struct transfer *t)
 	if (t->easy)
 		curl_easy_cleanup(t->easy);
 	curl_slist_free_all(t->headers);
+	if (t->secret) {
+		explicit_bzero(t->secret, strlen(t->secret));
+		free(t->secret);
+	}
 	free(t->url);
 	free(t->body);
 	kf_buf_free(&t->resp);
@@ -287,6 +292,8 @@ int kf_http_submit(struct kf_http *h, const struct kf_http_request *req, kf_err 
 	memcpy(t->body, req->body, req->body_len);
 	t->body[req->body_len] = '\0';
 	t->body_len = req->body_len;
+	if (req->secret && strlen(req->secret) >= KF_HTTP_SECRET_MIN)
+		t->secret = kf_xstrdup(req->secret);
 	/* An empty Expect: stops curl waiting up to a second for "100 Continue" before large bodies. */
 	t->headers = curl_slist_append(NULL, "Expect:");
 	for (const char *const *hd = req->headers; hd && *hd && t->headers; hd++)
@@ -324,6 +331,41 @@ static double retry_delay_s(struct kf_http *h, int attempt, double retry_after_s
 	return d;
 }
 
+/* in[0..len) with every occurrence of secret replaced, into out; false (out untouched) when there is none. */
+static bool scrub(const char *in, size_t len, const char *secret, kf_buf *out)
+{
+	size_t k = strlen(secret), from = 0;
+	bool found = false;
+	for (const char *hit; from < len && (hit = memmem(in + from, len - from, secret, k));) {
+		size_t at = (size_t)(hit - in);
+		kf_buf_add(out, in + from, at - from);
+		kf_buf_adds(out, KF_HTTP_REDACTED);
+		from = at + k;
+		found = true;
+	}
+	if (found)
+		kf_buf_add(out, in + from, len - from);
+	return found;
+}
+
+static void scrub_body(const struct transfer *t, kf_buf *body)
+{
+	kf_buf clean = KF_BUF_INIT;
+	if (!t->secret || !scrub(body->data ? body->data : "", body->len, t->secret, &clean))
+		return;
+	explicit_bzero(body->data, body->len);
+	kf_buf_free(body);
+	*body = clean;
+}
+
+static void scrub_text(const struct transfer *t, char *s, size_t cap)
+{
+	kf_buf clean = KF_BUF_INIT;
+	if (t->secret && scrub(s, strlen(s), t->secret, &clean))
+		snprintf(s, cap, "%s", clean.data);
+	kf_buf_free(&clean);
+}
+
 /* "HTTP 503: <start of the body on one line>". */
 static void status_error(const struct transfer *t, long status, char *out, size_t len)
 {
@@ -338,10 +380,10 @@ static void status_error(const struct transfer *t, long status, char *out, size_
 }
 
 static void finish(struct kf_http *h, struct transfer *t, enum kf_http_result result, long status, double latency_ms,
-		   const char *error)
+		   int64_t announced_len, const char *error)
 {
 	struct kf_http_response r = { .result = result, .status = status, .attempts = t->attempt,
-				      .latency_ms = latency_ms };
+				      .latency_ms = latency_ms, .announced_len = announced_len };
 	snprintf(r.error, sizeof r.error, "%s", error ? error : "");
 	r.body_len = t->resp.len;
 	r.body = kf_buf_detach(&t->resp);
@@ -355,9 +397,13 @@ static void finish(struct kf_http *h, struct transfer *t, enum kf_http_result re
 static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 {
 	long status = 0;
-	curl_off_t retry_after = -1;
+	curl_off_t retry_after = -1, announced = -1;
 	curl_multi_remove_handle(h->multi, t->easy);
 	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) != CURLE_OK || announced < 0)
+		announced = -1;
+	/* Before anything reads the body: an excerpt cut mid-key would leak its first half. */
+	scrub_body(t, &t->resp);
 	if (curl_easy_getinfo(t->easy, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK || retry_after <= 0)
 		retry_after = -1;
 	double latency_ms = (double)(kf_now_ns() - t->started_ns) / (double)NS_PER_MS;
@@ -366,7 +412,11 @@ static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 	bool retry = false;
 	if (t->too_large) {
 		result = KF_HTTP_TOO_LARGE;
-		snprintf(error, sizeof error, "response larger than %zu bytes", h->o.max_body_bytes);
+		if (announced > 0)
+			snprintf(error, sizeof error, "response of %lld bytes, over the %zu-byte limit", (long long)announced,
+				 h->o.max_body_bytes);
+		else
+			snprintf(error, sizeof error, "response larger than %zu bytes", h->o.max_body_bytes);
 	} else if (code != CURLE_OK) {
 		result = KF_HTTP_TRANSPORT;
 		retry = transport_retryable(code);
@@ -381,6 +431,7 @@ static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 		snprintf(error, sizeof error, "HTTP %ld with a malformed or truncated body (%zu bytes)", status,
 			 t->resp.len);
 	}
+	scrub_text(t, error, sizeof error);
 	retry = retry && t->attempt < h->o.max_attempts;
 	struct kf_http_attempt a = { .attempt = t->attempt, .status = status, .error = error[0] ? error : NULL,
 				     .latency_ms = latency_ms, .retry_after_s = (double)retry_after,
@@ -390,7 +441,7 @@ static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 	if (h->cb.on_attempt)
 		h->cb.on_attempt(t->user, &a);
 	if (!retry) {
-		finish(h, t, result, status, latency_ms, error);
+		finish(h, t, result, status, latency_ms, (int64_t)announced, error);
 		return;
 	}
 	t->state = T_WAITING;

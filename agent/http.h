@@ -2,7 +2,9 @@
  * (no threads). Owns timeouts, the body-size cap and retries: transport errors and 408/429/5xx/529
  * are retried with capped exponential backoff, jitter and Retry-After; 400/401/403 and other client
  * errors never are. Knows nothing of LLM APIs: a caller-supplied check says whether a 2xx body is
- * usable (a truncated or malformed body is retried like a transport error). */
+ * usable (a truncated or malformed body is retried like a transport error). A request's secret (its
+ * API key) is scrubbed from every body and error message before any callback sees them: a server
+ * that echoes the key in an error must not get it printed or stored. */
 #ifndef KF_HTTP_H
 #define KF_HTTP_H
 
@@ -54,6 +56,7 @@ struct kf_http_response {
 	size_t body_len;
 	int attempts;
 	double latency_ms;    /* of the last attempt */
+	int64_t announced_len; /* the last response's Content-Length, -1 when none was announced */
 	char error[256];      /* empty on KF_HTTP_OK */
 };
 
@@ -73,7 +76,13 @@ struct kf_http_request {
 	size_t body_len;
 	void *user;                 /* handed back to every callback */
 	int first_attempt;          /* attempts already made (a resumed request continues the count); usually 0 */
+	const char *secret;         /* replaced by KF_HTTP_REDACTED in whatever comes back; NULL: none */
 };
+
+#define KF_HTTP_REDACTED "[redacted]"
+/* A secret shorter than this is not scrubbed: replacing every "ab" of a reply would destroy it, and
+ * such a string is no credential. */
+#define KF_HTTP_SECRET_MIN 4
 
 struct kf_http;
 

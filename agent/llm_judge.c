@@ -236,7 +236,7 @@ int kf_llm_judge_votes(void *ctx, const struct kf_ranking_llm_item *items, int n
 		while (sent < n && kf_http_pending(h) < j->concurrency && rc == KF_OK) {
 			struct kf_http_request req = { .url = url.data, .headers = (const char *const *)headers,
 						       .body = asks[sent].body, .body_len = strlen(asks[sent].body),
-						       .user = &asks[sent] };
+						       .user = &asks[sent], .secret = j->api_key };
 			rc = kf_http_submit(h, &req, err);
 			sent++;
 		}

@@ -11,6 +11,7 @@
 #include "agent/extract.h"
 #include "agent/rank.h"
 #include "common/fs.h"
+#include "common/text.h"
 #include "eval/abi.h"
 
 #define TEMPLATE_MAX_BYTES (256u * 1024)
@@ -416,6 +417,16 @@ int kf_prompt_feedback(const struct kf_task *t, enum kf_backend b, const cJSON *
 	}
 }
 
+/* The parent's code and the judge's feedback (which quotes compiler lines of it) come from a model's
+ * reply, stored as it came: what goes back is valid UTF-8, or a strict server refuses the request. */
+static void add_sanitized(cJSON *messages, const char *role, const kf_buf *text)
+{
+	kf_buf clean = KF_BUF_INIT;
+	kf_text_sanitize(text->data ? text->data : "", text->len, &clean);
+	add_message(messages, role, clean.data ? clean.data : "");
+	kf_buf_free(&clean);
+}
+
 int kf_prompt_refine_messages(const struct kf_task *t, enum kf_backend b, const struct kf_peaks *peaks,
 			      const char *parent_source, const cJSON *parent_result, cJSON **messages, kf_err *err)
 {
@@ -427,8 +438,8 @@ int kf_prompt_refine_messages(const struct kf_task *t, enum kf_backend b, const 
 		size_t n = strlen(parent_source);
 		kf_buf_addf(&code, "```%s\n%s%s```", kf_extract_language(b), parent_source,
 			    n && parent_source[n - 1] == '\n' ? "" : "\n");
-		add_message(*messages, "assistant", code.data);
-		add_message(*messages, "user", feedback.data);
+		add_sanitized(*messages, "assistant", &code);
+		add_sanitized(*messages, "user", &feedback);
 	} else {
 		cJSON_Delete(*messages);
 		*messages = NULL;

@@ -441,6 +441,32 @@ int kf_record_latest_result(struct kf_store *s, int64_t candidate_id, cJSON **re
 	return rc;
 }
 
+int kf_record_failures(struct kf_store *s, int64_t run_id, int max, struct kf_record_failure **rows, int *n,
+		       kf_err *err)
+{
+	sqlite3_stmt *st;
+	*rows = NULL;
+	*n = 0;
+	const struct param p[] = { PI(run_id), PI(max) };
+	int rc = prepare(s,
+			 "SELECT COALESCE(error, outcome, 'no reason recorded'), COUNT(*) FROM requests"
+			 " WHERE run_id = ? AND status = 'failed' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?",
+			 p, NPARAMS(p), &st, err, "reading the run's failed requests");
+	if (rc != KF_OK)
+		return rc;
+	int cap = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		*rows = kf_xgrow(*rows, *n, &cap, sizeof **rows);
+		struct kf_record_failure *f = &(*rows)[(*n)++];
+		column_copy(st, 0, f->error, sizeof f->error);
+		f->count = sqlite3_column_int(st, 1);
+	}
+	if (step != SQLITE_DONE)
+		rc = fail(s, err, "reading the run's failed requests");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int kf_record_totals(struct kf_store *s, int64_t run_id, const char *task, struct kf_record_task_totals *out,
 		     kf_err *err)
 {
@@ -449,7 +475,8 @@ int kf_record_totals(struct kf_store *s, int64_t run_id, const char *task, struc
 	const struct param p[] = { PI(run_id), PT(task), PT(task) };
 	int rc = prepare(s,
 			 "SELECT COUNT(*), TOTAL(status = 'failed'), TOTAL(status = 'done' AND outcome <> 'code'),"
-			 " TOTAL(tokens_in), TOTAL(tokens_out), TOTAL(cost_usd), TOTAL(status = 'done' AND cost_usd IS NULL)"
+			 " TOTAL(tokens_in), TOTAL(tokens_out), TOTAL(cost_usd),"
+			 " TOTAL(status = 'done' AND cost_usd IS NULL) + (COUNT(cost_usd) = 0)"
 			 " FROM requests WHERE run_id = ? AND status <> 'pending' AND (? IS NULL OR task = ?)",
 			 p, NPARAMS(p), &st, err, "adding up the run's requests");
 	if (rc != KF_OK)

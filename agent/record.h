@@ -106,8 +106,17 @@ int kf_record_latest_result(struct kf_store *s, int64_t candidate_id, cJSON **re
 struct kf_record_task_totals {
 	int requests, failed, no_code;
 	int64_t tokens_in, tokens_out;
-	double cost_usd;        /* NAN when some finished request has no cost */
+	double cost_usd;        /* NAN when unknown: a reply has no price, or no request has a cost at all */
 };
+/* The distinct errors of the run's failed requests, most frequent first (at most `max`). */
+#define KF_RECORD_ERROR_MAX 256
+struct kf_record_failure {
+	char error[KF_RECORD_ERROR_MAX];
+	int count;
+};
+int kf_record_failures(struct kf_store *s, int64_t run_id, int max, struct kf_record_failure **rows, int *n,
+		       kf_err *err);
+
 /* Totals over the finished requests of one task of a run (task NULL: the whole run). */
 int kf_record_totals(struct kf_store *s, int64_t run_id, const char *task, struct kf_record_task_totals *out,
 		     kf_err *err);

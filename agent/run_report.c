@@ -9,6 +9,7 @@
 #define REDRAW_NS 100000000LL      /* a terminal line is redrawn at most ten times a second */
 #define PLAIN_PROGRESS_NS 10000000000LL /* a plain progress line every ten seconds */
 #define DETAIL_MAX 160
+#define FAULT_DETAIL_MAX 72 /* of a fault's message on the status line, which must stay one line */
 #define FIELD_MAX 64
 #define KILO 1e3
 #define MEGA 1e6
@@ -34,7 +35,7 @@ static void fmt_tokens(int64_t t, char out[FIELD_MAX])
 static void fmt_cost(double usd, char out[FIELD_MAX])
 {
 	if (isnan(usd))
-		snprintf(out, FIELD_MAX, "$?");
+		snprintf(out, FIELD_MAX, "unknown");
 	else
 		snprintf(out, FIELD_MAX, "$%.4f", usd);
 }
@@ -82,13 +83,15 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 			snprintf(out, len, "%s round %d sample %d: %s: %s", e->task, e->round, e->slot, e->what, detail);
 		return true;
 	case KF_AGENT_EV_ATTEMPT:
-		if (tty)
+		/* Retries show on a terminal's status line; a request given up on is worth a line. */
+		if (tty && e->retry_in_s >= 0)
 			return false;
 		if (e->retry_in_s >= 0)
-			snprintf(out, len, "%s round %d sample %d: %s; retrying in %.1f s", e->task, e->round, e->slot, detail,
-				 e->retry_in_s);
+			snprintf(out, len, "%s round %d sample %d: %s (attempt %d of %d); retrying in %.1f s", e->task, e->round,
+				 e->slot, detail, e->attempt, e->max_attempts, e->retry_in_s);
 		else
-			snprintf(out, len, "%s round %d sample %d: %s; not retried", e->task, e->round, e->slot, detail);
+			snprintf(out, len, "%s round %d sample %d: %s (attempt %d of %d); not retried", e->task, e->round,
+				 e->slot, detail, e->attempt, e->max_attempts);
 		return true;
 	case KF_AGENT_EV_EVALUATED:
 		if (tty)
@@ -122,13 +125,28 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 	return false;
 }
 
+/* "vector_add: HTTP 503: {...} (attempt 3 of 4)", the message cut to fit the status line. */
+static void note_fault(struct kf_run_report *r, const struct kf_agent_event *e)
+{
+	char detail[FAULT_DETAIL_MAX + 1];
+	one_line(e->detail, detail, sizeof detail);
+	snprintf(r->last_fault, sizeof r->last_fault, "%s: %s%s (attempt %d of %d)", e->task, detail,
+		 e->detail && strlen(e->detail) > FAULT_DETAIL_MAX ? "..." : "", e->attempt, e->max_attempts);
+}
+
 void kf_run_report_event(void *ctx, const struct kf_agent_event *e)
 {
 	struct kf_run_report *r = ctx;
-	char line[512], prog[256];
+	char line[512], prog[512];
 	int64_t now = kf_now_ns();
 	bool has_line = event_line(e, r->tty, line, sizeof line);
+	if (e->kind == KF_AGENT_EV_ATTEMPT)
+		note_fault(r, e);
 	progress_text(&e->progress, prog, sizeof prog);
+	if (r->last_fault[0]) {
+		size_t n = strlen(prog);
+		snprintf(prog + n, sizeof prog - n, " | last fault: %s", r->last_fault);
+	}
 	if (!r->tty) {
 		if (has_line)
 			fprintf(r->f, "%s\n", line);
@@ -160,11 +178,12 @@ void kf_run_report_finish(struct kf_run_report *r)
 void kf_run_report_table(FILE *f, const struct kf_agent_summary *s)
 {
 	char tokens[FIELD_MAX], cost[FIELD_MAX], t_ms[FIELD_MAX], speedup[FIELD_MAX], sol[FIELD_MAX], best[FIELD_MAX],
-		p[FIELD_MAX];
+		p[FIELD_MAX], name[FIELD_MAX];
 	fprintf(f, "run %lld: %s via %s on the %s backend: %s%s%s\n", (long long)s->run_id, s->model, s->provider,
 		s->backend, s->status, s->stop_reason[0] ? " — " : "", s->stop_reason);
-	fprintf(f, "%-24s %8s %7s %6s %10s %4s %7s  %-22s %7s %10s %8s %6s %8s %10s\n", "task", "requests", "no code",
-		"failed", "candidates", "ok", "trusted", "selected", "P(ok)", "time ms", "speedup", "SOL", "tokens", "cost");
+	fprintf(f, "%-24s %8s %7s %6s %10s %6s %4s %7s  %-22s %7s %10s %8s %6s %8s %10s\n", "task", "requests",
+		"no code", "failed", "candidates", "judged", "ok", "trusted", "selected", "P(ok)", "time ms", "speedup", "SOL",
+		"tokens", "cost");
 	for (int i = 0; i < s->n_tasks; i++) {
 		const struct kf_agent_task_summary *t = &s->tasks[i];
 		fmt_tokens(t->tokens_in + t->tokens_out, tokens);
@@ -176,15 +195,30 @@ void kf_run_report_table(FILE *f, const struct kf_agent_summary *s)
 		if (t->best_id)
 			snprintf(best, sizeof best, "%s (#%lld)", t->best_verdict, (long long)t->best_id);
 		else
-			snprintf(best, sizeof best, "-");
-		fprintf(f, "%-24s %8d %7d %6d %10d %4d %7d  %-22s %7s %10s %8s %6s %8s %10s\n", t->task, t->requests,
-			t->no_code, t->failed_requests, t->candidates, t->ok, t->trusted, best, p, t_ms, speedup, sol, tokens,
-			cost);
+			snprintf(best, sizeof best, "%s", t->candidates ? "none judged" : "no candidate");
+		fprintf(f, "%-24s %8d %7d %6d %10d %6d %4d %7d  %-22s %7s %10s %8s %6s %8s %10s\n", t->task, t->requests,
+			t->no_code, t->failed_requests, t->candidates, t->evaluated, t->ok, t->trusted, best, p, t_ms, speedup,
+			sol, tokens, cost);
 	}
 	fmt_tokens(s->tokens_in + s->tokens_out, tokens);
 	fmt_cost(s->cost_usd, cost);
-	fprintf(f, "%d of %d tasks have a correct kernel; %d requests, %d candidates, %s tokens, %s, %.1f s\n",
-		s->ok_tasks, s->n_tasks, s->requests, s->candidates, tokens, cost, s->wall_s);
+	fprintf(f, "correct %d/%d tasks; requests: %d finished (%d failed), %d unsent of %d planned; candidates %d (%d judged);"
+		   " %s tokens; cost %s",
+		s->ok_tasks, s->n_tasks, s->requests, s->requests_failed, s->requests_unsent, s->requests_planned,
+		s->candidates, s->evaluated, tokens, cost);
+	if (s->wall_s > 0)
+		fprintf(f, "; %.1f s", s->wall_s);
+	fprintf(f, "\nover all %d tasks:", s->n_tasks);
+	for (int i = 0; i < KF_LB_N_FAST_P; i++) {
+		snprintf(name, sizeof name, "fast_%g", kf_lb_fast_p_thresholds[i]);
+		fprintf(f, " %s %.3g%s", name, s->fast_p[i], i + 1 < KF_LB_N_FAST_P ? "," : ";");
+	}
+	fprintf(f, " pass@1 %.3g\n", s->pass_at_1);
+	for (int i = 0; i < s->n_failures; i++) {
+		char error[DETAIL_MAX + 1];
+		one_line(s->failures[i].error, error, sizeof error);
+		fprintf(f, "%s %d x %s\n", i ? "                " : "failed requests:", s->failures[i].count, error);
+	}
 	fprintf(f, "selected: the top correct candidate of the run's ranking, trusted ones (* P(correct) >= theta) first,"
 		   " then by SOL fraction\n");
 }
@@ -212,7 +246,25 @@ cJSON *kf_run_report_json(const struct kf_agent_summary *s)
 	cJSON_AddNumberToObject(o, "n_tasks", s->n_tasks);
 	cJSON_AddNumberToObject(o, "ok_tasks", s->ok_tasks);
 	cJSON_AddNumberToObject(o, "requests", s->requests);
+	cJSON_AddNumberToObject(o, "requests_failed", s->requests_failed);
+	cJSON_AddNumberToObject(o, "requests_unsent", s->requests_unsent);
+	cJSON_AddNumberToObject(o, "requests_planned", s->requests_planned);
 	cJSON_AddNumberToObject(o, "candidates", s->candidates);
+	cJSON_AddNumberToObject(o, "evaluated", s->evaluated);
+	cJSON *fast = cJSON_AddObjectToObject(o, "fast_p");
+	for (int i = 0; i < KF_LB_N_FAST_P; i++) {
+		char name[FIELD_MAX];
+		snprintf(name, sizeof name, "fast_%g", kf_lb_fast_p_thresholds[i]);
+		cJSON_AddNumberToObject(fast, name, s->fast_p[i]);
+	}
+	cJSON_AddNumberToObject(o, "pass_at_1", s->pass_at_1);
+	cJSON *failures = cJSON_AddArrayToObject(o, "failures");
+	for (int i = 0; i < s->n_failures; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "error", s->failures[i].error);
+		cJSON_AddNumberToObject(x, "count", s->failures[i].count);
+		cJSON_AddItemToArray(failures, x);
+	}
 	cJSON_AddNumberToObject(o, "tokens_in", (double)s->tokens_in);
 	cJSON_AddNumberToObject(o, "tokens_out", (double)s->tokens_out);
 	add_num_or_null(o, "cost_usd", s->cost_usd);

@@ -1,5 +1,6 @@
 /* What `kforge run` shows: on a terminal, one progress line redrawn in place (tasks done,
- * requests, ok/failed, best SOL so far, tokens, cost) with notable events printed above it; when
+ * requests, ok/failed, best SOL so far, tokens, cost, and the last HTTP fault with its attempt
+ * count) with notable events (a request given up on among them) printed above it; when
  * not a terminal, one plain line per event and a progress line now and then. At the end, the
  * per-task summary table (the selected kernel with its P(correct)), or the same as one JSON
  * object. Formatting only. */
@@ -14,12 +15,15 @@
 
 #include "agent/agent.h"
 
+#define KF_RUN_REPORT_FAULT_MAX 160
+
 struct kf_run_report {
 	FILE *f;
 	bool tty;
 	bool line_drawn;        /* a progress line is on screen (tty) */
 	int64_t last_draw_ns;
 	int64_t last_plain_ns;  /* when the last periodic progress line was printed (not a tty) */
+	char last_fault[KF_RUN_REPORT_FAULT_MAX]; /* empty until an HTTP attempt fails */
 };
 
 void kf_run_report_init(struct kf_run_report *r, FILE *f, bool tty);

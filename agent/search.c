@@ -33,6 +33,9 @@
 #define SECONDS_PER_MINUTE 60.0
 #define STOP_REASON_MAX 128
 #define SUBMITTER_MAX 320
+/* Of a response refused as oversized, what the record keeps: enough to see what the server sent,
+ * not tens of megabytes of it (the size is in the error). */
+#define OVERSIZED_KEPT_BYTES (64u << 10)
 
 struct run;
 
@@ -240,7 +243,8 @@ static void on_attempt(void *user, const struct kf_http_attempt *a)
 		return;
 	struct kf_agent_event e = { .kind = KF_AGENT_EV_ATTEMPT, .task = r->tasks[q->task].t->name, .round = q->round,
 				    .slot = q->slot, .request_id = q->id, .what = a->retry_in_s >= 0 ? "retry" : "gave_up",
-				    .detail = a->error, .sol_fraction = NAN, .retry_in_s = a->retry_in_s };
+				    .detail = a->error, .sol_fraction = NAN, .retry_in_s = a->retry_in_s,
+				    .attempt = a->attempt, .max_attempts = r->cfg.http.max_attempts };
 	emit(r, &e);
 }
 
@@ -278,7 +282,10 @@ static void on_done(void *user, struct kf_http_response *resp)
 				       .response_len = resp->body_len, .tokens_in = -1, .tokens_out = -1,
 				       .tokens_reasoning = -1, .latency_ms = resp->latency_ms, .cost_usd = NAN,
 				       .error = error };
-	if (resp->result != KF_HTTP_OK) {
+	if (resp->result == KF_HTTP_TOO_LARGE && rec.response_len > OVERSIZED_KEPT_BYTES) {
+		rec.response_len = OVERSIZED_KEPT_BYTES;
+		snprintf(error, sizeof error, "%s; the record keeps its first %u bytes", resp->error, OVERSIZED_KEPT_BYTES);
+	} else if (resp->result != KF_HTTP_OK) {
 		failure_message(resp, error, sizeof error);
 	} else if (r->prov->parse(resp->body, resp->body_len, &reply, &err) != KF_OK) {
 		rec.outcome = kf_http_result_name(KF_HTTP_MALFORMED);
@@ -330,7 +337,8 @@ static int send_request(struct run *r, struct req *q, kf_err *err)
 	cJSON *body = r->prov->body(&r->cfg.params, messages);
 	char *text = cJSON_PrintUnformatted(body);
 	struct kf_http_request hr = { .url = r->url.data, .headers = (const char *const *)r->headers, .body = text,
-				      .body_len = strlen(text), .user = q, .first_attempt = q->attempts };
+				      .body_len = strlen(text), .user = q, .first_attempt = q->attempts,
+				      .secret = r->cfg.api_key };
 	int rc = kf_http_submit(r->http, &hr, err);
 	if (rc == KF_OK) {
 		q->in_flight = true;

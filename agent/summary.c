@@ -71,6 +71,31 @@ static void task_best(const struct kf_record_candidate *cands, int n, const stru
 	t->best_trusted = chosen_p && chosen_p->trusted;
 }
 
+#define FAILURES_SHOWN 5
+
+static int config_int(const cJSON *cfg, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+/* fast_p and pass@1 over every task of the run: a task with nothing judged scores 0. */
+static void run_scores(struct kf_agent_summary *out)
+{
+	for (int i = 0; i < out->n_tasks; i++) {
+		const struct kf_agent_task_summary *t = &out->tasks[i];
+		bool ok = t->best_id && !strcmp(t->best_verdict, "ok");
+		for (int p = 0; p < KF_LB_N_FAST_P; p++)
+			out->fast_p[p] += ok && t->best_speedup > kf_lb_fast_p_thresholds[p]; /* NAN compares false */
+		if (t->evaluated)
+			out->pass_at_1 += kf_lb_pass_at_k(t->evaluated, t->ok, 1);
+	}
+	for (int p = 0; p < KF_LB_N_FAST_P && out->n_tasks; p++)
+		out->fast_p[p] /= out->n_tasks;
+	if (out->n_tasks)
+		out->pass_at_1 /= out->n_tasks;
+}
+
 int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summary *out, kf_err *err)
 {
 	struct kf_record_run run;
@@ -88,6 +113,7 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 	snprintf(out->model, sizeof out->model, "%s", run.model);
 	snprintf(out->provider, sizeof out->provider, "%s", run.provider);
 	snprintf(out->backend, sizeof out->backend, "%s", run.backend);
+	int per_task = config_int(run.config, "samples") * config_int(run.config, "rounds");
 	kf_record_run_free(&run);
 	if ((rc = kf_record_run_tasks(s, run_id, &tasks, &n_tasks, err)) != KF_OK ||
 	    (rc = kf_record_load_candidates(s, run_id, &cands, &n_cands, err)) != KF_OK ||
@@ -109,8 +135,16 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 		t->cost_usd = tot.cost_usd;
 		task_best(cands, n_cands, ps, n_ps, t);
 		out->requests += t->requests;
+		out->requests_failed += t->failed_requests;
 		out->candidates += t->candidates;
+		out->evaluated += t->evaluated;
 		out->ok_tasks += t->ok > 0;
+	}
+	out->requests_planned = per_task * n_tasks;
+	out->requests_unsent = out->requests_planned > out->requests ? out->requests_planned - out->requests : 0;
+	if (rc == KF_OK) {
+		run_scores(out);
+		rc = kf_record_failures(s, run_id, FAILURES_SHOWN, &out->failures, &out->n_failures, err);
 	}
 	struct kf_record_task_totals all;
 	if (rc == KF_OK && (rc = kf_record_totals(s, run_id, NULL, &all, err)) == KF_OK) {
@@ -130,8 +164,11 @@ out:
 void kf_agent_summary_free(struct kf_agent_summary *s)
 {
 	free(s->tasks);
+	free(s->failures);
 	s->tasks = NULL;
+	s->failures = NULL;
 	s->n_tasks = 0;
+	s->n_failures = 0;
 }
 
 int kf_agent_write_best(struct kf_store *s, const struct kf_agent_summary *sum, const char *dir, int *written,

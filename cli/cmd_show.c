@@ -1,12 +1,12 @@
-/* `kforge show ID`: a recorded submission and its evaluations. */
+/* `kforge show ID`: a recorded submission and its evaluations; `kforge show --run ID`: an agent run
+ * as stored, every task of it included (agent/run_report.h formats it). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/run_report.h"
 #include "cli/cli.h"
-#include "common/buf.h"
 #include "db/store.h"
-#include "eval/leaderboard.h"
-#include "eval/report.h"
 
 static const char *const help_text =
 	"usage: kforge show ID [--db PATH] [--json]\n"
@@ -15,9 +15,12 @@ static const char *const help_text =
 	"Prints a recorded submission (task, backend, submitter, source hash) and every evaluation of it\n"
 	"with its verdict, reason and timings. With --json, the whole record as one JSON object,\n"
 	"including the source and each evaluation's full result.\n"
-	"With --run, prints an agent run's per-task summary instead: the selected kernel of each task with\n"
-	"its verdict, time, speedups and SOL, and the run's fast_p, pass@k, tokens and cost (the same\n"
-	"tables as `kforge leaderboard --run RUN_ID`).\n"
+	"With --run, prints an agent run as stored instead: its status and stop reason, and for every task\n"
+	"of the run (those with nothing judged too) the requests, failures, candidates extracted and judged,\n"
+	"and the selected kernel with its verdict, time, speedup and SOL; then the requests finished, failed\n"
+	"and never sent, fast_p and pass@1 over all the run's tasks, tokens, cost (\"unknown\" where no price\n"
+	"is recorded) and the most frequent errors of failed requests. `kforge leaderboard --run RUN_ID`\n"
+	"ranks the run's judged candidates against other sources instead.\n"
 	"\n"
 	"  --run RUN_ID a run's summary instead of a submission\n"
 	"  --db PATH    database (default: $KFORGE_DB, else ./kforge.db)\n"
@@ -36,23 +39,20 @@ static int parse_id(const char *text, const char *what, int64_t *out, kf_err *er
 	return KF_OK;
 }
 
-/* A run's per-task summary, through the leaderboard's selection and formulas. */
+/* A run's summary as stored; KF_EINPUT "no run with id N" when there is no such run. */
 static int show_run(struct kf_store *store, int64_t run, bool json, kf_err *err)
 {
-	struct kf_lb_query q = { .run_ids = &run, .n_run_ids = 1 };
-	struct kf_leaderboard *lb = NULL;
-	if (kf_leaderboard_build(store, &q, &lb, err) != KF_OK)
+	struct kf_agent_summary sum;
+	if (kf_agent_summarize(store, run, &sum, err) != KF_OK)
 		return err->code;
-	if (lb->n_groups == 0) {
-		kf_leaderboard_free(lb);
-		return kf_errf(err, KF_EINPUT, "run %lld has no evaluated candidate in this database", (long long)run);
+	if (json) {
+		cJSON *j = kf_run_report_json(&sum);
+		kf_cli_print_json(j);
+		cJSON_Delete(j);
+	} else {
+		kf_run_report_table(stdout, &sum);
 	}
-	struct kf_report_opts ro = { 0 };
-	kf_buf out = KF_BUF_INIT;
-	(json ? kf_report_json : kf_report_md)(lb, &ro, &out);
-	fputs(out.data ? out.data : "", stdout);
-	kf_buf_free(&out);
-	kf_leaderboard_free(lb);
+	kf_agent_summary_free(&sum);
 	return KF_OK;
 }
 

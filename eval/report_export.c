@@ -47,32 +47,35 @@ static void file_name(const struct kf_lb_eval *e, enum naming how, kf_buf *b)
 	kf_buf_adds(b, strcmp(e->backend, BACKEND_CUDA) == 0 ? ".cu" : ".c");
 }
 
-static int cmp_string(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Names for sel[0..n) under the first naming that gives each its own file; names[i] are owned. */
+/* Names for sel[0..n); names[i] are owned. Every kernel starts with the flat name; only those whose
+ * name another kernel shares move to the next naming, until none is shared (NAME_WITH_ID is unique
+ * by construction: submission ids are). A nested name holds a '/', so it never meets a flat one. */
 static void choose_names(const struct kf_lb_eval *const *sel, int n, char **names)
 {
-	char **sorted = kf_xmalloc(sizeof *sorted * (size_t)(n ? n : 1));
+	enum naming *how = kf_xcalloc((size_t)(n ? n : 1), sizeof *how);
+	bool *shared = kf_xcalloc((size_t)(n ? n : 1), sizeof *shared);
 	kf_buf b = KF_BUF_INIT;
-	for (int how = NAME_FLAT; how < N_NAMINGS; how++) {
+	for (bool again = true; again;) {
 		for (int i = 0; i < n; i++) {
 			free(names[i]);
-			file_name(sel[i], (enum naming)how, &b);
+			file_name(sel[i], how[i], &b);
 			names[i] = kf_xstrdup(b.data);
-			sorted[i] = names[i];
+			shared[i] = false;
 		}
-		qsort(sorted, (size_t)n, sizeof *sorted, cmp_string);
-		bool unique = true;
-		for (int i = 1; i < n && unique; i++)
-			unique = strcmp(sorted[i - 1], sorted[i]) != 0;
-		if (unique)
-			break; /* NAME_WITH_ID is unique by construction: submission ids are */
+		again = false;
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++)
+				if (!strcmp(names[i], names[j]))
+					shared[i] = shared[j] = true;
+		for (int i = 0; i < n; i++)
+			if (shared[i] && how[i] + 1 < N_NAMINGS) {
+				how[i]++;
+				again = true;
+			}
 	}
 	kf_buf_free(&b);
-	free(sorted);
+	free(shared);
+	free(how);
 }
 
 static int read_source(sqlite3 *db, int64_t id, char **out, kf_err *err)

@@ -1,7 +1,11 @@
 /* HTML leaderboard: ONE self-contained page (inline CSS, inline JS, inline SVG; nothing fetched) with,
  * per group, the device and toolchain, sortable summary and per-task tables, a fast_p-vs-p chart
  * (circle.kf-point per source and p) and a SOL-fraction bar chart (rect.kf-bar per selected kernel
- * with a SOL fraction). Every string from the database is escaped. */
+ * with a SOL fraction), each chart with a visible title (.kf-chart-title) and an SVG <title>. The
+ * page fits a window down to 800 px wide: the summary table wraps its headers and source names
+ * instead of scrolling, and a chart wider than its column scales down (viewBox) instead of
+ * overflowing it; the SOL chart's bars narrow to fit and its margins grow to hold its longest task
+ * label. Every string from the database is escaped. */
 #include <math.h>
 #include <stdio.h>
 
@@ -18,12 +22,18 @@
 #define FASTP_W 480.0
 #define FASTP_BOTTOM 44.0
 #define POINT_R 4.0
-#define SOL_BOTTOM 96.0
+#define SOL_PLOT_BOTTOM 96.0 /* keeps the plot as tall as it always was; the margin below it varies */
+#define SOL_BOTTOM_MIN 40.0
 #define SOL_MIN_W 320.0
+#define SOL_MAX_W 1100.0  /* the page's column at its widest; bars narrow to fit within it */
 #define BAR_W 14.0
+#define BAR_W_MIN 3.0
 #define BAR_GAP 2.0
 #define CELL_GAP 20.0
+#define CELL_GAP_MIN 6.0
 #define LABEL_ANGLE_DEG (-35.0)
+#define LABEL_CHAR_W 6.6  /* an upper bound on the advance of one 11px character */
+#define LABEL_PAD 8.0
 #define Y_TICKS 4 /* gridlines at 0, 1/4, ... 1 */
 #define TEXT_GAP 6.0      /* between an axis and its labels */
 #define TEXT_BASELINE 4.0 /* lowers a label's baseline to centre 11px text on its gridline */
@@ -38,15 +48,20 @@ static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2
 static const char style[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1200px;"
 	"padding:0 16px;color:#1d2330}\n"
+	"h4.kf-chart-title{font-size:14px;margin:0 0 4px}\n"
 	"h1{font-size:24px}h2{font-size:19px;margin-top:36px;border-bottom:1px solid #d8dce4}h3{font-size:15px}\n"
 	".scope,.toolchain{color:#3d4557}.scroll{overflow-x:auto}\n"
 	"table{border-collapse:collapse;margin:8px 0 16px;font-variant-numeric:tabular-nums}\n"
 	"th,td{padding:3px 8px;border-bottom:1px solid #e6e8ee;text-align:left;white-space:nowrap}\n"
+	"table.summary th,table.summary td.src{white-space:normal}table.summary td.src{min-width:10em}\n"
+	"table.summary th,table.summary td{padding:3px 5px}\n"
 	"td.num,th.num{text-align:right}\n"
 	"th{cursor:pointer;user-select:none;background:#f3f5f9}\n"
 	"th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\n"
 	".v-ok{color:#1f7a3a}.v-bad{color:#b3261e}.v-none{color:#8a90a0}\n"
-	".charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}figcaption{color:#3d4557;max-width:480px}\n"
+	".charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0;min-width:0;max-width:100%}"
+	"figcaption{color:#3d4557;max-width:480px}\n"
+	"svg.kf-chart{display:block;max-width:100%;height:auto}\n"
 	".kf-chart text{font:11px system-ui,sans-serif;fill:#3d4557}.kf-chart .grid{stroke:#e6e8ee}\n"
 	".kf-chart .axis{stroke:#8a90a0}\n"
 	".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:16px}\n"
@@ -128,6 +143,16 @@ static void td_num(kf_buf *b, double x)
 	kf_buf_adds(b, "</td>");
 }
 
+/* A count too large for td_int's int (tokens): printed whole, never as 1.224e+04. */
+static void td_count(kf_buf *b, double x)
+{
+	if (!isfinite(x)) {
+		td_num(b, x);
+		return;
+	}
+	kf_buf_addf(b, "<td class=\"num\" data-v=\"%.0f\">%.0f</td>", x, x);
+}
+
 static void td_int(kf_buf *b, int v)
 {
 	kf_buf_addf(b, "<td class=\"num\" data-v=\"%d\">%d</td>", v, v);
@@ -135,7 +160,7 @@ static void td_int(kf_buf *b, int v)
 
 static void source_cell(kf_buf *b, const char *source, int index)
 {
-	kf_buf_addf(b, "<td><span class=\"swatch\" style=\"background:%s\"></span>", color(index));
+	kf_buf_addf(b, "<td class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>", color(index));
 	esc(b, source);
 	kf_buf_adds(b, "</td>");
 }
@@ -170,7 +195,7 @@ static void summary_table(const struct kf_lb_group *g, kf_buf *b)
 		td_num(b, s->pass_at_1);
 		td_num(b, s->pass_at_k);
 		td_int(b, s->k);
-		td_num(b, s->tokens);
+		td_count(b, s->tokens);
 		td_num(b, s->cost_usd);
 		kf_buf_adds(b, "</tr>\n");
 	}
@@ -214,18 +239,27 @@ static void rows_table(const struct kf_leaderboard *lb, const struct kf_lb_group
 
 /* ---- charts ---- */
 
-/* Gridlines and labels of the 0..1 value axis. */
-static void y_axis(kf_buf *b, double width, double plot_h)
+/* Gridlines and labels of the 0..1 value axis, whose plot starts at x = left. */
+static void y_axis(kf_buf *b, double left, double width, double plot_h)
 {
 	for (int t = 0; t <= Y_TICKS; t++) {
 		double v = (double)t / Y_TICKS, y = CHART_TOP + (1.0 - v) * plot_h;
-		kf_buf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", CHART_LEFT, y,
+		kf_buf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, y,
 			    width - CHART_RIGHT, y);
-		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", CHART_LEFT - TEXT_GAP,
+		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - TEXT_GAP,
 			    y + TEXT_BASELINE, v);
 	}
-	kf_buf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", CHART_LEFT,
+	kf_buf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left,
 		    CHART_TOP + plot_h, width - CHART_RIGHT, CHART_TOP + plot_h);
+}
+
+/* A chart's opening: the visible title, then the SVG with the same title as its accessible name. */
+static void chart_open(kf_buf *b, const char *kind, const char *title, double width, double height)
+{
+	kf_buf_addf(b, "<figure>\n<h4 class=\"kf-chart-title\">%s</h4>\n<svg class=\"kf-chart %s\" "
+		       "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		       "role=\"img\" aria-label=\"%s\"><title>%s</title>\n",
+		    title, kind, width, height, width, height, title, title);
 }
 
 static void fast_p_chart(const struct kf_lb_group *g, kf_buf *b)
@@ -234,10 +268,8 @@ static void fast_p_chart(const struct kf_lb_group *g, kf_buf *b)
 	const double p_max = kf_lb_fast_p_thresholds[KF_LB_N_FAST_P - 1];
 	double x[KF_LB_N_FAST_P];
 	char name[FAST_P_NAME_MAX];
-	kf_buf_addf(b, "<figure>\n<svg class=\"kf-chart kf-fastp\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"fast_p against p\">\n",
-		    FASTP_W, CHART_H, FASTP_W, CHART_H);
-	y_axis(b, FASTP_W, plot_h);
+	chart_open(b, "kf-fastp", "fast_p against p", FASTP_W, CHART_H);
+	y_axis(b, CHART_LEFT, FASTP_W, plot_h);
 	for (int p = 0; p < KF_LB_N_FAST_P; p++) {
 		x[p] = CHART_LEFT + kf_lb_fast_p_thresholds[p] / p_max * plot_w;
 		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>", x[p],
@@ -267,12 +299,13 @@ static void fast_p_chart(const struct kf_lb_group *g, kf_buf *b)
 		    g->n_cells, g->n_cells == 1 ? "" : "s");
 }
 
-static void sol_bar(kf_buf *b, const struct kf_lb_row *r, const char *label, int s, double x, double plot_h)
+static void sol_bar(kf_buf *b, const struct kf_lb_row *r, const char *label, int s, double x, double bar_w,
+		    double plot_h)
 {
 	double v = r->sol_fraction < 1.0 ? r->sol_fraction : 1.0; /* above 1 only within noise; drawn full */
 	double h = v > 0 ? v * plot_h : 0;
 	kf_buf_addf(b, "<rect class=\"kf-bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x,
-		    CHART_TOP + plot_h - h, BAR_W, h, color(s));
+		    CHART_TOP + plot_h - h, bar_w, h, color(s));
 	esc(b, r->source);
 	kf_buf_adds(b, " / ");
 	esc(b, label);
@@ -281,30 +314,70 @@ static void sol_bar(kf_buf *b, const struct kf_lb_row *r, const char *label, int
 	kf_buf_adds(b, "</title></rect>\n");
 }
 
+/* Where the SOL chart's parts go: one slot per cell holding a bar per source. */
+struct sol_layout {
+	double left, bottom, slot, gap, bar_w, width, height;
+};
+
+/* Bars as wide as BAR_W while the chart fits SOL_MAX_W, narrower (down to BAR_W_MIN) beyond it; the
+ * left and bottom margins hold the longest task label, which the rotation lays down and to the left. */
+static void sol_layout(const struct kf_leaderboard *lb, const struct kf_lb_group *g, double plot_h, struct sol_layout *l)
+{
+	const double angle = fabs(LABEL_ANGLE_DEG) * M_PI / 180.0;
+	const int n_src = g->n_summaries > 0 ? g->n_summaries : 1, n_cells = g->n_cells > 0 ? g->n_cells : 1;
+	size_t longest = 0;
+	kf_buf label = KF_BUF_INIT;
+	for (int c = 0; c < g->n_cells; c++) {
+		kf_buf_reset(&label);
+		kf_report_cell_label(lb, &g->cells[c], &label);
+		longest = label.len > longest ? label.len : longest;
+	}
+	kf_buf_free(&label);
+	const double label_w = (double)longest * LABEL_CHAR_W;
+	l->bottom = CELL_LABEL_DROP + label_w * sin(angle) + LABEL_PAD;
+	l->bottom = l->bottom > SOL_BOTTOM_MIN ? l->bottom : SOL_BOTTOM_MIN;
+	l->bar_w = BAR_W;
+	l->gap = CELL_GAP;
+	l->slot = n_src * (BAR_W + BAR_GAP) - BAR_GAP + CELL_GAP;
+	for (int pass = 0; pass < 2; pass++) {
+		/* The first label's anchor is the middle of the first slot; its text reaches label_w cos(angle) left. */
+		double reach = label_w * cos(angle) + LABEL_PAD - l->slot / 2;
+		l->left = CHART_LEFT > reach ? CHART_LEFT : reach;
+		double fit = (SOL_MAX_W - l->left - CHART_RIGHT) / n_cells;
+		if (pass == 1 || fit >= l->slot)
+			break;
+		l->gap = fit * CELL_GAP / l->slot;
+		l->gap = l->gap > CELL_GAP_MIN ? l->gap : CELL_GAP_MIN;
+		l->bar_w = (fit - l->gap + BAR_GAP) / n_src - BAR_GAP;
+		l->bar_w = l->bar_w > BAR_W_MIN ? l->bar_w : BAR_W_MIN;
+		l->slot = n_src * (l->bar_w + BAR_GAP) - BAR_GAP + l->gap;
+	}
+	l->width = l->left + g->n_cells * l->slot + CHART_RIGHT;
+	l->width = l->width > SOL_MIN_W ? l->width : SOL_MIN_W;
+	l->height = CHART_TOP + plot_h + l->bottom;
+}
+
 static void sol_chart(const struct kf_leaderboard *lb, const struct kf_lb_group *g, kf_buf *b)
 {
-	const double slot = g->n_summaries * (BAR_W + BAR_GAP) - BAR_GAP + CELL_GAP;
-	double width = CHART_LEFT + g->n_cells * slot + CHART_RIGHT;
-	width = width > SOL_MIN_W ? width : SOL_MIN_W;
-	const double plot_h = CHART_H - CHART_TOP - SOL_BOTTOM;
+	const double plot_h = CHART_H - CHART_TOP - SOL_PLOT_BOTTOM;
+	struct sol_layout l;
 	int n_bars = 0;
 	kf_buf label = KF_BUF_INIT;
-	kf_buf_addf(b, "<figure>\n<svg class=\"kf-chart kf-sol\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"SOL fraction per task\">\n",
-		    width, CHART_H, width, CHART_H);
-	y_axis(b, width, plot_h);
+	sol_layout(lb, g, plot_h, &l);
+	chart_open(b, "kf-sol", "SOL fraction per task", l.width, l.height);
+	y_axis(b, l.left, l.width, plot_h);
 	for (int c = 0; c < g->n_cells; c++) {
-		double x0 = CHART_LEFT + CELL_GAP / 2 + c * slot;
+		double x0 = l.left + l.gap / 2 + c * l.slot;
 		kf_buf_reset(&label);
 		kf_report_cell_label(lb, &g->cells[c], &label);
 		for (int s = 0; s < g->n_summaries; s++) {
 			const struct kf_lb_row *r = &g->rows[s * g->n_cells + c];
 			if (!r->selected || isnan(r->sol_fraction))
 				continue;
-			sol_bar(b, r, label.data, s, x0 + s * (BAR_W + BAR_GAP), plot_h);
+			sol_bar(b, r, label.data, s, x0 + s * (l.bar_w + BAR_GAP), l.bar_w, plot_h);
 			n_bars++;
 		}
-		double lx = x0 + (slot - CELL_GAP) / 2, ly = CHART_TOP + plot_h + CELL_LABEL_DROP;
+		double lx = x0 + (l.slot - l.gap) / 2, ly = CHART_TOP + plot_h + CELL_LABEL_DROP;
 		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" transform=\"rotate(%g %.1f %.1f)\">", lx, ly,
 			    LABEL_ANGLE_DEG, lx, ly);
 		esc(b, label.data);
@@ -312,7 +385,7 @@ static void sol_chart(const struct kf_leaderboard *lb, const struct kf_lb_group 
 	}
 	if (n_bars == 0)
 		kf_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">no correct kernel with a SOL fraction</text>\n",
-			    CHART_LEFT + TEXT_GAP, CHART_TOP + plot_h / 2);
+			    l.left + TEXT_GAP, CHART_TOP + plot_h / 2);
 	kf_buf_adds(b, "</svg>\n<figcaption>SOL fraction (t_SOL / time; 1 is the speed of light) of each source's "
 		       "selected kernel per task; no bar where no kernel is correct.</figcaption>\n</figure>\n");
 	kf_buf_free(&label);

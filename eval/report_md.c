@@ -1,6 +1,9 @@
 /* Markdown leaderboard (GitHub tables): per group a heading naming backend and device, the toolchain,
  * the per-source summary and the per-task rows; the formulas at the end. Cells are escaped so a name
- * cannot break a table or smuggle in HTML. */
+ * cannot break a table or smuggle in HTML, and read the same as plain text: "|", "<" and "\\" get a
+ * backslash (no tag can open), everything else, ">=" included, stays as written. Counts (tokens) are
+ * whole numbers. */
+#include <math.h>
 #include <stdio.h>
 
 #include "eval/report.h"
@@ -13,9 +16,8 @@ static void text(kf_buf *b, const char *s)
 	for (const char *p = s; *p; p++) {
 		switch (*p) {
 		case '|': kf_buf_adds(b, "\\|"); break;
-		case '<': kf_buf_adds(b, "&lt;"); break;
-		case '>': kf_buf_adds(b, "&gt;"); break;
-		case '&': kf_buf_adds(b, "&amp;"); break;
+		case '<': kf_buf_adds(b, "\\<"); break;
+		case '\\': kf_buf_adds(b, "\\\\"); break; /* else "\\<b>" would escape the backslash, not the tag */
 		case '\n':
 		case '\r': kf_buf_adds(b, " "); break;
 		default: kf_buf_add(b, p, 1);
@@ -35,6 +37,14 @@ static void cell_num(kf_buf *b, double x)
 	kf_buf_adds(b, " ");
 	kf_report_num(b, x, KF_REPORT_HUMAN_DIGITS, NULL_CELL);
 	kf_buf_adds(b, " |");
+}
+
+static void cell_count(kf_buf *b, double x)
+{
+	if (isfinite(x))
+		kf_buf_addf(b, " %.0f |", x);
+	else
+		cell_num(b, x);
 }
 
 static void header(kf_buf *b, const char *const *names, int n_text, int n)
@@ -79,7 +89,7 @@ static void summaries(const struct kf_lb_group *g, kf_buf *b)
 		cell_num(b, s->pass_at_1);
 		cell_num(b, s->pass_at_k);
 		kf_buf_addf(b, " %d |", s->k);
-		cell_num(b, s->tokens);
+		cell_count(b, s->tokens);
 		cell_num(b, s->cost_usd);
 		kf_buf_adds(b, "\n");
 	}

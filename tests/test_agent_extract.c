@@ -46,6 +46,26 @@ Test(agent_extract, prefers_the_block_that_defines_kf_launch_over_a_later_snippe
 	cr_assert(strstr(x.code, "kf_launch"), "took %s", x.code);
 }
 
+Test(agent_extract, prefers_the_kernel_over_a_later_example_usage_block_that_calls_kf_launch)
+{
+	extract("```c\n#include \"kforge.h\"\nint kf_launch(const float *x, float *y, int n)\n{\n\tfor (int i = 0; i < n; i++)"
+		" y[i] = x[i];\n\treturn 0;\n}\n```\n\nExample usage:\n```c\nfloat x[4], y[4];\n"
+		"kf_launch(x, y, 4); /* copies x */\n```\n",
+		KF_BACKEND_CPU);
+	cr_assert_eq(x.outcome, KF_EXTRACT_CODE, "%s", x.detail);
+	cr_assert(strstr(x.code, "return 0"), "took the usage block: %s", x.code);
+	cr_assert(!strncmp(x.detail, "block 1 of 2 ", strlen("block 1 of 2 ")), "%s", x.detail);
+}
+
+Test(agent_extract, a_declaration_or_a_call_in_a_comment_is_no_definition)
+{
+	extract("```cuda\nextern \"C\" int kf_launch(const float *x, float *y, int n)\n/* the entry */ {\n\treturn 0;\n}\n```\n"
+		"```cuda\nextern \"C\" int kf_launch(const float *x, float *y, int n);\n// kf_launch(x, y, n) { }\n```\n",
+		KF_BACKEND_CUDA);
+	cr_assert_eq(x.outcome, KF_EXTRACT_CODE, "%s", x.detail);
+	cr_assert(strstr(x.code, "return 0"), "took the declaration: %s", x.code);
+}
+
 Test(agent_extract, ignores_blocks_in_other_languages_when_a_c_block_exists)
 {
 	extract("```python\nprint('hi')\n```\n```c\nint kf_launch(void) { return 0; }\n```\n```bash\nmake\n```\n",

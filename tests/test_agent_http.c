@@ -98,7 +98,7 @@ static void submit(const char *url, int i)
 	kf_buf full = KF_BUF_INIT;
 	kf_provider_url(kf_provider_get(KF_PROVIDER_OPENAI), url, &full);
 	static const char *const headers[] = { "Content-Type: application/json", NULL };
-	struct kf_http_request req = { full.data, headers, body, strlen(body), &results[i], 0 };
+	struct kf_http_request req = { full.data, headers, body, strlen(body), &results[i], 0, NULL };
 	cr_assert_eq(kf_http_submit(http, &req, &err), KF_OK, "%s", err.msg);
 	kf_buf_free(&full);
 }

@@ -147,6 +147,33 @@ Test(agent_run, refuses_bad_usage_with_one_line_and_exit_2)
 	expect_usage_error(model, "--model");
 }
 
+Test(agent_run, never_prints_or_stores_an_api_key_that_the_server_echoes)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_500, KF_LLM_FAULT_401, KF_LLM_FAULT_401 };
+	struct kf_llm_server_config sc = { .faults = faults, .n_faults = 3, .echo_auth = true };
+	kf_err err;
+	cr_assert_eq(kf_llm_server_start(&sc, &srv, &err), KF_OK, "%s", err.msg);
+	const char *args[] = { "run", "--task", "vector_add", "--model", "scripted", "--samples", "2", "--rounds", "1",
+			       "--concurrency", "1", "--max-attempts", "2", "--base-url",
+			       kf_llm_server_url(srv), "--db", db, NULL };
+	static const char *const env[] = { "OPENAI_API_KEY=sk-echo-me-5150", "ANTHROPIC_API_KEY=", NULL };
+	struct kf_cli_result r;
+	cr_assert_eq(kf_cli_run(args, env, QUICK_LIMIT_S, &r, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(r.exit_code, 1, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect_eq(kf_llm_server_faults(srv, KF_LLM_FAULT_401), 2);
+	cr_expect_null(strstr(r.err, "sk-echo"), "stderr shows the key: " EXCERPT, r.err);
+	cr_expect_null(strstr(r.out, "sk-echo"), "stdout shows the key: " EXCERPT, r.out);
+	cr_expect(strstr(r.err, "Bearer [redacted]"), "stderr: " EXCERPT, r.err);
+	sqlite3 *h = open_db();
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE instr(COALESCE(response, '') || COALESCE(error, ''),"
+			  " 'sk-echo') > 0"),
+		     0);
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'sk-echo') > 0"), 0);
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'Bearer [redacted]') > 0"), 3);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+}
+
 static bool has_example(const char *task)
 {
 	char path[PATH_MAX];

@@ -13,7 +13,9 @@
 
 #include "agent/agent.h"
 #include "agent/record.h"
+#include "common/buf.h"
 #include "common/fs.h"
+#include "tests/support/cli.h"
 #include "tests/support/llm_server.h"
 
 #define TEST_TIMEOUT_S 180
@@ -679,4 +681,189 @@ Test(agent_search, asks_the_llm_judge_about_correct_candidates_when_given_a_mode
 		     2);
 	kf_agent_summary_free(&sum);
 	cJSON_Delete(cfg);
+}
+
+/* ---- hostile replies ---- */
+
+#define ECHOED_KEY "sk-echoed-secret-9731"
+
+struct seen_events {
+	kf_buf text; /* every event's what and detail, one per line: what the run report prints from */
+};
+
+static void collect_event(void *ctx, const struct kf_agent_event *e)
+{
+	struct seen_events *s = ctx;
+	kf_buf_addf(&s->text, "%s: %s\n", e->what ? e->what : "", e->detail ? e->detail : "");
+}
+
+Test(agent_search, redacts_an_api_key_that_the_server_echoes_from_everything_printed_or_stored)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_500, KF_LLM_FAULT_401 };
+	struct kf_llm_server_config sc = { .faults = faults, .n_faults = 2, .echo_auth = true };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "1", "concurrency", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct seen_events seen = { KF_BUF_INIT };
+	const struct kf_agent_observer obs = { collect_event, &seen };
+	const struct kf_agent_judge judge = { .evaluate = fake_evaluate, .verify = fake_verify, .ctx = &fake };
+	struct kf_agent_run_args a = { .store = store, .config = cfg, .tasks = tasks, .n_tasks = 1, .api_key = ECHOED_KEY,
+				       .judge = &judge, .peaks = &peaks, .observer = &obs, .stop = &stop_flag };
+	struct kf_agent_summary sum;
+	kf_err err;
+	cr_assert_eq(kf_agent_run(&a, &sum, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(kf_llm_server_faults(srv, KF_LLM_FAULT_401), 1);
+	cr_expect_not(database_contains(ECHOED_KEY), "the echoed key reached the database");
+	cr_expect_not(database_contains("sk-echoed"), "a prefix of the echoed key reached the database");
+	cr_expect_eq(q("SELECT COUNT(*) FROM request_attempts WHERE error LIKE '%Bearer " KF_HTTP_REDACTED "%'"), 2,
+		     "both failed attempts say where the key was");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'failed' AND error LIKE '%" KF_HTTP_REDACTED "%'"
+		       " AND response LIKE '%" KF_HTTP_REDACTED "%'"),
+		     1);
+	cr_expect_null(strstr(seen.text.data, "sk-echoed"), "an event (printed on stderr) carries the key: %s",
+		       seen.text.data);
+	cr_expect_not_null(strstr(seen.text.data, KF_HTTP_REDACTED), "%s", seen.text.data);
+	kf_buf_free(&seen.text);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, keeps_a_reply_that_is_not_utf8_as_it_came_but_sends_back_valid_utf8)
+{
+	static const enum kf_scripted_reply bad[] = { KF_LLM_INVALID_UTF8 };
+	struct kf_llm_server_config sc = { .script = bad, .script_len = 1, .refine_script = bad, .refine_script_len = 1,
+					   .strict_utf8 = true };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "2", "keep", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(kf_llm_server_invalid_utf8(srv), 0, "a request body was not UTF-8");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'done'"), 4, "the refinements were answered");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE instr(CAST(reply AS BLOB), x'ff') > 0"
+		       " AND instr(CAST(response AS BLOB), x'ff') > 0"),
+		     4, "the record keeps the reply's bytes");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE round = 2 AND instr(CAST(messages AS BLOB), x'ff') = 0"
+		       " AND instr(messages, 'xFF') > 0"),
+		     2, "a refinement shows the bad bytes escaped");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* 33.5 MiB of reply: over the 32 MiB limit. */
+#define OVERSIZED_REPLY_BYTES ((32u << 20) + (1u << 19))
+#define OVERSIZED_KEPT_MAX (64u << 10)
+
+Test(agent_search, keeps_a_bounded_prefix_and_the_size_of_an_oversized_reply)
+{
+	static const enum kf_scripted_reply huge[] = { KF_LLM_HUGE };
+	struct kf_llm_server_config sc = { .script = huge, .script_len = 1, .huge_bytes = OVERSIZED_REPLY_BYTES };
+	serve(&sc);
+	const char *flags[] = { "samples", "1", "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE status = 'failed' AND outcome = 'oversized_response'"), 1);
+	cr_expect_leq(q("SELECT MAX(length(CAST(response AS BLOB))) FROM requests"), (int64_t)OVERSIZED_KEPT_MAX);
+	cr_expect_gt(q("SELECT MAX(length(CAST(response AS BLOB))) FROM requests"), 0, "a prefix is kept");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE error LIKE '%over the 33554432-byte limit%'"
+		       " AND error LIKE '%response of 3_______ bytes%'"),
+		     1, "the error names the announced size and the limit");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* ---- kforge show --run ---- */
+
+#define SHOW_LIMIT_S 60.0
+#define EXCERPT "%.1500s"
+
+static void show_run(const char *id, bool json, struct kf_cli_result *r)
+{
+	const char *args[] = { "show", "--run", id, "--db", db_path, json ? "--json" : NULL, NULL };
+	kf_err err;
+	cr_assert_eq(kf_cli_run(args, NULL, SHOW_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
+}
+
+/* The line of the text table that starts with name. */
+static const char *line_of(const char *out, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return p;
+	return NULL;
+}
+
+Test(agent_search, show_run_describes_a_stopped_run_with_every_task_and_every_candidate)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	/* Two replies fit the token budget: vector_add's good and broken kernels; softmax_rows is never asked. */
+	const char *flags[] = { "samples", "2", "rounds", "1", "concurrency", "1", "budget-tokens", "3000", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 2, 0, &sum);
+	cr_assert_str_eq(sum.status, "stopped");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+	/* As after a crash between storing the broken candidate and its verdict. */
+	cr_assert_eq(sqlite3_exec(kf_store_db(store),
+				  "DELETE FROM posteriors WHERE evaluation_id IN (SELECT id FROM evaluations"
+				  " WHERE verdict = 'compile_error'); DELETE FROM evaluations WHERE verdict = 'compile_error'",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(kf_store_db(store)));
+	struct kf_cli_result r;
+	show_run("1", false, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect(strstr(r.out, ": stopped — token budget reached"), "no status or stop reason: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "correct 1/2 tasks"), "the unsolved task is not counted: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "2 finished (0 failed), 2 unsent of 4 planned"), "requests: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "candidates 2 (1 judged)"), "candidates: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "fast_0 0.5,"), "fast_0 over both tasks: " EXCERPT, r.out);
+	cr_expect(strstr(r.out, "cost unknown"), "cost: " EXCERPT, r.out);
+	cr_expect_null(strstr(r.out, "$0.0000"), EXCERPT, r.out);
+	const char *softmax = line_of(r.out, "softmax_rows");
+	cr_expect(softmax && strstr(softmax, "no candidate"), "the task with no candidate is listed: " EXCERPT, r.out);
+	kf_cli_result_free(&r);
+	show_run("1", true, &r);
+	cr_assert_not_null(r.json, "stdout: " EXCERPT, r.out);
+	double v = -1;
+	cr_expect(kf_cli_json_num(r.json, "n_tasks", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "requests_unsent", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "candidates", &v) && v == 2);
+	cr_expect(kf_cli_json_num(r.json, "evaluated", &v) && v == 1);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(r.json, "cost_usd")), "unknown cost is null");
+	cr_expect_str_eq(kf_cli_json_str(r.json, "status"), "stopped");
+	kf_cli_result_free(&r);
+}
+
+Test(agent_search, show_run_shows_a_run_whose_requests_all_failed_with_its_failures)
+{
+	static const enum kf_llm_fault faults[] = { KF_LLM_FAULT_401, KF_LLM_FAULT_401 };
+	struct kf_llm_server_config sc = { .faults = faults, .n_faults = 2 };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "1", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+	struct kf_cli_result r;
+	show_run("1", false, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect(strstr(r.out, "correct 0/1 tasks; requests: 2 finished (2 failed)"), EXCERPT, r.out);
+	cr_expect(strstr(r.out, "failed requests: 2 x HTTP 401: invalid API key (scripted)"), EXCERPT, r.out);
+	cr_expect(strstr(r.out, "cost unknown"), EXCERPT, r.out);
+	kf_cli_result_free(&r);
+}
+
+Test(agent_search, show_run_of_a_run_id_that_does_not_exist_says_so_and_exits_2)
+{
+	struct kf_cli_result r;
+	show_run("42", false, &r);
+	cr_expect_eq(r.exit_code, KF_EINPUT, "exit %d", r.exit_code);
+	cr_expect(kf_cli_is_one_error_line(&r), "stderr: " EXCERPT, r.err);
+	cr_expect(strstr(r.err, "no run with id 42"), "stderr: " EXCERPT, r.err);
+	kf_cli_result_free(&r);
 }

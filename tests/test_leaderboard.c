@@ -693,7 +693,8 @@ Test(leaderboard, csv_and_markdown_escape_names)
 	char *csv = render("csv", &q, KF_REPORT_ROWS);
 	cr_expect(strstr(csv, ",\"o'brien, \"\"the <b>fast</b> | kernel\"\"\",vector_add,"), EXCERPT, csv);
 	char *md = render("md", &q, KF_REPORT_ROWS);
-	cr_expect(strstr(md, "| o'brien, \"the &lt;b&gt;fast&lt;/b&gt; \\| kernel\" | vector_add |"), EXCERPT, md);
+	cr_expect(strstr(md, "| o'brien, \"the \\<b>fast\\</b> \\| kernel\" | vector_add |"), EXCERPT, md);
+	cr_expect(strstr(md, "P(correct) >= 0.5"), "Markdown prints >= as written: " EXCERPT, md);
 	free(csv);
 	free(md);
 }
@@ -878,14 +879,19 @@ Test(leaderboard, export_all_nests_colliding_names_and_never_leaves_the_director
 	cr_assert_eq(r.exit_code, 0, EXCERPT, r.err);
 	cr_expect(strstr(r.out, "7 selected kernels"), EXCERPT, r.out);
 	kf_cli_result_free(&r);
-	/* vector_add.c is selected for several sources and CPUs: names nest by source and device. */
+	/* vector_add.c is selected for several sources and CPUs: those names nest by source and device;
+	 * every name no other kernel shares stays flat. */
 	snprintf(path, sizeof path, "%s/alice/Test_CPU_B__2_cores_/vector_add.c", out);
 	char *code = read_text(path);
 	cr_expect_str_eq(code, "/* a5 */");
 	free(code);
-	snprintf(path, sizeof path, "%s/alice/NVIDIA_H100_80GB_HBM3/vector_add.cu", out);
+	snprintf(path, sizeof path, "%s/vector_add.cu", out);
 	code = read_text(path);
-	cr_expect_str_eq(code, "/* a6 */");
+	cr_expect_str_eq(code, "/* a6 */", "the only vector_add.cu stays flat");
+	free(code);
+	snprintf(path, sizeof path, "%s/softmax_rows.c", out);
+	code = read_text(path);
+	cr_expect_str_eq(code, "/* m2 */", "a name no other kernel shares stays flat");
 	free(code);
 	snprintf(path, sizeof path, "%s/candidates.jsonl", out);
 	int n = 0;

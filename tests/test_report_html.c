@@ -1,11 +1,15 @@
 /* The HTML leaderboard in a real browser: headless Chromium (Debian's `chromium`) opens the golden page
  * (tests/golden/leaderboard/leaderboard.html, which test_leaderboard.c proves is what kforge writes),
  * logs no console message, lays out every chart element with a non-empty box, sorts a table on a
- * header click, and takes a screenshot. Skipped, with a message, where chromium is not installed. */
+ * header click, and takes a screenshot. A wide page (38 tasks, two sources with long names) is laid
+ * out at 1400 and 800 px: the page never scrolls sideways (nor, at 1400 px, the summary table), no
+ * chart leaves its column, no chart label is cut, every chart has a title. The Markdown and HTML of that page print token counts whole. The browser
+ * checks are skipped, with a message, where chromium is not installed. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "eval/report.h"
 #include "common/fs.h"
 #include "tests/support/cli.h"
 
@@ -276,4 +281,191 @@ Test(report_html, takes_a_screenshot_of_the_page_as_shipped, .timeout = 2 * BROW
 	cr_expect(w == WINDOW_W && h == WINDOW_H, "screenshot is %ux%u, not %dx%d", w, h, WINDOW_W, WINDOW_H);
 	cr_expect_geq(len, (size_t)PNG_MIN_BYTES, "a %zu-byte screenshot is a blank page", len);
 	free(png);
+}
+
+/* ---- a wide page ---- */
+
+#define WIDE_TASKS 38
+#define WIDE_SOURCES 2
+#define WIDE_TOKENS 12240.0
+#define LAYOUT_WINDOW_H 2000
+#define TABLE_FITS_W 1400 /* the narrowest window whose summary table must fit without scrolling */
+static const int layout_widths[] = { 1400, 800 };
+
+/* Names as long as the suites' longest, so the labels are as hard to fit as they get. */
+static const char *const task_stems[] = { "causal_attention_scores", "layernorm_residual_bf16", "selective_scan",
+					  "softmax_rows", "matmul_bf16", "long_conv", "vector_add" };
+static const char *const wide_sources[WIDE_SOURCES] = {
+	"claude-sonnet-4-20250514 (8 samples x 4 rounds, keep 2)",
+	"Qwen/Qwen2.5-Coder-32B-Instruct (16 samples x 2 rounds, keep 4)",
+};
+
+struct wide {
+	struct kf_leaderboard lb;
+	struct kf_lb_group g;
+	char names[WIDE_TASKS][64];
+	struct kf_lb_cell cells[WIDE_TASKS];
+	struct kf_lb_eval evals[WIDE_SOURCES * WIDE_TASKS];
+	struct kf_lb_row rows[WIDE_SOURCES * WIDE_TASKS];
+	struct kf_lb_summary sums[WIDE_SOURCES];
+};
+
+/* A leaderboard built by hand: every task solved by both sources, SOL fractions spread over 0..1. */
+static void wide_leaderboard(struct wide *w)
+{
+	memset(w, 0, sizeof *w);
+	w->g.backend = "cpu";
+	w->g.device = "Test CPU (8 cores)";
+	for (int c = 0; c < WIDE_TASKS; c++) {
+		snprintf(w->names[c], sizeof w->names[c], "%s_%02d", task_stems[c % 7], c);
+		w->cells[c] = (struct kf_lb_cell){ w->names[c], "cpu", w->g.device };
+	}
+	for (int s = 0; s < WIDE_SOURCES; s++) {
+		for (int c = 0; c < WIDE_TASKS; c++) {
+			int i = s * WIDE_TASKS + c;
+			struct kf_lb_eval *e = &w->evals[i];
+			e->submission_id = i + 1;
+			e->evaluation_id = i + 1;
+			e->source = (char *)wide_sources[s];
+			e->task = w->names[c];
+			e->verdict = "ok";
+			e->time_ms = 1.0 + c;
+			e->sol_fraction = (double)((c * 7 + s * 3) % 20 + 1) / 20.0;
+			w->rows[i] = (struct kf_lb_row){ .source = e->source, .task = e->task, .backend = "cpu",
+							 .device = w->g.device, .selected = e, .verdict = "ok",
+							 .time_ms = e->time_ms, .ref_time_ms = 2.0, .vendor_time_ms = NAN,
+							 .speedup = 2.0 / e->time_ms, .vendor_speedup = NAN,
+							 .sol_fraction = e->sol_fraction, .sol_score = 0.5, .n_candidates = 4,
+							 .n_correct = 2 };
+		}
+		struct kf_lb_summary *sum = &w->sums[s];
+		sum->source = wide_sources[s];
+		sum->n_tasks = sum->n_correct = WIDE_TASKS;
+		for (int p = 0; p < KF_LB_N_FAST_P; p++)
+			sum->fast_p[p] = 1.0 / (p + 1);
+		sum->geomean_speedup = 0.31234;
+		sum->mean_sol_fraction = 0.5;
+		sum->mean_sol_score = 0.5;
+		sum->pass_at_1 = sum->pass_at_k = 0.5;
+		sum->k = 4;
+		sum->tokens = WIDE_TOKENS * (s + 1);
+		sum->cost_usd = 0.123456;
+	}
+	w->g.cells = w->cells;
+	w->g.n_cells = WIDE_TASKS;
+	w->g.summaries = w->sums;
+	w->g.n_summaries = WIDE_SOURCES;
+	w->g.rows = w->rows;
+	w->g.n_rows = WIDE_SOURCES * WIDE_TASKS;
+	w->lb.evals = w->evals;
+	w->lb.n_evals = WIDE_SOURCES * WIDE_TASKS;
+	w->lb.groups = &w->g;
+	w->lb.n_groups = 1;
+}
+
+static char *render_wide(kf_report_writer write)
+{
+	static struct wide w;
+	struct kf_report_opts o = { 0 };
+	kf_buf out = KF_BUF_INIT;
+	wide_leaderboard(&w);
+	write(&w.lb, &o, &out);
+	return kf_buf_detach(&out);
+}
+
+Test(report_html, token_counts_print_whole_in_markdown_and_html)
+{
+	char *md = render_wide(kf_report_md), *html = render_wide(kf_report_html);
+	cr_expect(strstr(md, " 12240 |") && strstr(md, " 24480 |"), "Markdown tokens: %.2000s", md);
+	cr_expect(strstr(html, ">12240</td>") && strstr(html, ">24480</td>"), "HTML tokens are not whole numbers");
+	cr_expect_null(strstr(md, "e+0"), "a number in exponent notation: %.2000s", strstr(md, "e+0"));
+	free(md);
+	free(html);
+}
+
+/* Measures the laid-out page and leaves the findings in <pre id="kf-probe">: the window's width, the
+ * page's overflow, summary tables that scroll inside their box, charts that leave their row of
+ * charts, chart texts outside their chart, and charts without a visible title and an SVG <title>. */
+static const char layout_probe[] =
+	"<script>\n"
+	"(function () {\n"
+	"  var slack = 0.5, de = document.documentElement;\n"
+	"  function outside(r, box) { return r.left < box.left - slack || r.right > box.right + slack ||\n"
+	"    r.top < box.top - slack || r.bottom > box.bottom + slack; }\n"
+	"  var scrolls = 0, overflow = 0, cut = 0, untitled = 0, first_cut = '';\n"
+	"  document.querySelectorAll('table.summary').forEach(function (t) {\n"
+	"    var box = t.parentNode; if (box.scrollWidth > box.clientWidth + 1 || t.getBoundingClientRect().right >\n"
+	"      box.getBoundingClientRect().right + slack) scrolls++; });\n"
+	"  document.querySelectorAll('svg.kf-chart').forEach(function (svg) {\n"
+	"    var row = svg.closest('.charts').getBoundingClientRect(), box = svg.getBoundingClientRect();\n"
+	"    if (box.left < row.left - slack || box.right > row.right + slack) overflow++;\n"
+	"    svg.querySelectorAll('text').forEach(function (t) {\n"
+	"      if (outside(t.getBoundingClientRect(), box)) { cut++; first_cut = first_cut || t.textContent; } });\n"
+	"    var fig = svg.closest('figure'), h = fig && fig.querySelector('.kf-chart-title');\n"
+	"    var title = svg.firstElementChild;\n"
+	"    if (!h || !h.textContent.trim() || h.getBoundingClientRect().height <= 0 || !title ||\n"
+	"      title.tagName.toLowerCase() !== 'title' || !title.textContent.trim()) untitled++; });\n"
+	"  var pre = document.createElement('pre'); pre.id = 'kf-probe';\n"
+	"  pre.textContent = ' width=' + window.innerWidth + ' page_overflow=' + (de.scrollWidth > window.innerWidth ? 1 : 0) +\n"
+	"    ' table_scrolls=' + scrolls + ' chart_overflow=' + overflow + ' cut_labels=' + cut + ' untitled=' + untitled +\n"
+	"    ' charts=' + document.querySelectorAll('svg.kf-chart').length + ' first_cut=' + first_cut.replace(/\\s/g, '_');\n"
+	"  document.body.appendChild(pre);\n"
+	"})();\n"
+	"</script>\n";
+
+static void lay_out(const char *browser, const char *page_path, int width, char **dom)
+{
+	char url[PATH_MAX + 48], out[PATH_MAX + 32], err_log[PATH_MAX + 32], profile[PATH_MAX + 32], size[64];
+	snprintf(url, sizeof url, "file://%s", page_path);
+	snprintf(out, sizeof out, "%s/dom-%d.html", dir, width);
+	snprintf(err_log, sizeof err_log, "%s/browser-%d.log", dir, width);
+	snprintf(profile, sizeof profile, "%s/profile", dir);
+	snprintf(size, sizeof size, "--window-size=%d,%d", width, LAYOUT_WINDOW_H);
+	char *argv[16];
+	int n;
+	browser_args(argv, &n, browser, profile);
+	argv[n++] = "--hide-scrollbars";
+	argv[n++] = size;
+	argv[n++] = "--dump-dom";
+	argv[n++] = url;
+	argv[n] = NULL;
+	int rc = run_browser(argv, out, err_log);
+	cr_assert_eq(rc, 0, "%s exited with %d; its log is in %s", browser, rc, err_log);
+	expect_no_console_output(err_log);
+	*dom = slurp(out);
+}
+
+Test(report_html, a_wide_page_fits_1400_and_800_pixel_windows_with_every_chart_titled, .timeout = 4 * BROWSER_TIMEOUT_S)
+{
+	char browser[PATH_MAX], page_path[PATH_MAX + 32];
+	if (!find_browser(browser))
+		cr_skip_test("chromium is not installed (apt-get install chromium): the headless HTML check is skipped");
+	char *page = render_wide(kf_report_html);
+	const char *body_end = strstr(page, "</body>");
+	cr_assert_not_null(body_end);
+	kf_buf probed = KF_BUF_INIT;
+	kf_err err;
+	kf_buf_add(&probed, page, (size_t)(body_end - page));
+	kf_buf_adds(&probed, layout_probe);
+	kf_buf_adds(&probed, body_end);
+	snprintf(page_path, sizeof page_path, "%s/wide.html", dir);
+	cr_assert_eq(kf_write_file(page_path, probed.data, probed.len, &err), KF_OK, "%s", err.msg);
+	kf_buf_free(&probed);
+	free(page);
+	for (size_t i = 0; i < sizeof layout_widths / sizeof layout_widths[0]; i++) {
+		int w = layout_widths[i];
+		char *dom;
+		lay_out(browser, page_path, w, &dom);
+		cr_assert_eq(probe_value(dom, "width"), w, "the window is not %d px wide", w);
+		cr_expect_eq(probe_value(dom, "charts"), 2, "at %d px", w);
+		cr_expect_eq(probe_value(dom, "page_overflow"), 0, "at %d px the page scrolls sideways", w);
+		/* Below that the table scrolls inside its own box: 16 columns of numbers need the room. */
+		if (w >= TABLE_FITS_W)
+			cr_expect_eq(probe_value(dom, "table_scrolls"), 0, "at %d px the summary table scrolls sideways", w);
+		cr_expect_eq(probe_value(dom, "chart_overflow"), 0, "at %d px a chart leaves its column", w);
+		cr_expect_eq(probe_value(dom, "cut_labels"), 0, "at %d px chart text is cut off (%.80s)", w,
+			     strstr(strstr(dom, "<pre id=\"kf-probe\">"), "first_cut="));
+		cr_expect_eq(probe_value(dom, "untitled"), 0, "at %d px a chart has no title", w);
+		free(dom);
+	}
 }

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,8 @@
 #define AUTH_MAX 256
 #define NS_PER_S 1000000000LL
 #define NS_PER_MS 1000000LL
+/* Latin-1 "é", a lone 0xff and a sequence cut short: three ways a reply is not UTF-8. */
+#define NOT_UTF8_COMMENT "/* r\xe9sum\xe9 \xff caf\xe2\x82 */\n"
 #define PROSE_LINE "This paragraph is filler that a verbose model might write before it gets to the point.\n"
 
 enum api { API_OPENAI, API_ANTHROPIC, API_COUNT };
@@ -74,6 +77,7 @@ struct kf_llm_server {
 	/* under mu */
 	bool stopping;
 	int requests, replies[KF_LLM_REPLY_COUNT], faults[KF_LLM_FAULT_COUNT], refinements, api[API_COUNT];
+	int invalid_utf8;
 	struct task_count tasks[MAX_TASKS];
 	int n_tasks;
 	char last_auth[AUTH_MAX];
@@ -219,7 +223,8 @@ static void reply_text(const struct kf_llm_server *s, const struct request *rq, 
 	char *good = NULL;
 	kf_buf src = KF_BUF_INIT;
 	*finish = "stop";
-	if (*kind == KF_LLM_GOOD || *kind == KF_LLM_HUGE || *kind == KF_LLM_CONFLICTING || *kind == KF_LLM_UNTERMINATED)
+	if (*kind == KF_LLM_GOOD || *kind == KF_LLM_HUGE || *kind == KF_LLM_CONFLICTING || *kind == KF_LLM_UNTERMINATED ||
+	    *kind == KF_LLM_INVALID_UTF8)
 		good = example_source(s, rq->task);
 	if (*kind == KF_LLM_GOOD && !good)
 		*kind = KF_LLM_LAZY;
@@ -268,6 +273,11 @@ static void reply_text(const struct kf_llm_server *s, const struct request *rq, 
 		src.data[src.len / 2] = '\0';
 		code_block(s, src.data, false, out);
 		*finish = "length";
+		break;
+	case KF_LLM_INVALID_UTF8:
+		kf_buf_adds(out, "Here is a kernel (r\xe9sum\xe9 below).\n\n");
+		kf_buf_adds(&src, NOT_UTF8_COMMENT);
+		code_block(s, src.data, true, out);
 		break;
 	case KF_LLM_REPLY_COUNT:
 		break;
@@ -378,8 +388,23 @@ static void count_reply(struct kf_llm_server *s, enum kf_scripted_reply kind)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* A fault body whose message quotes the credential header, as some servers do. */
+static char *echo_body(const char *body, const char *auth)
+{
+	cJSON *j = cJSON_Parse(body);
+	cJSON *e = cJSON_GetObjectItem(j, "error");
+	kf_buf msg = KF_BUF_INIT;
+	kf_buf_addf(&msg, "%s (request had %s)", cJSON_GetStringValue(cJSON_GetObjectItem(e, "message")), auth);
+	cJSON_DeleteItemFromObject(e, "message");
+	cJSON_AddStringToObject(e, "message", msg.data);
+	char *out = cJSON_PrintUnformatted(j);
+	kf_buf_free(&msg);
+	cJSON_Delete(j);
+	return out;
+}
+
 static void serve_fault(struct kf_llm_server *s, struct conn *c, const struct request *rq, enum kf_llm_fault f,
-			int64_t now)
+			const char *auth, int64_t now)
 {
 	char extra[64] = "";
 	c->due_ns = now + (int64_t)(s->cfg.latency_s * NS_PER_S);
@@ -411,12 +436,38 @@ static void serve_fault(struct kf_llm_server *s, struct conn *c, const struct re
 		kf_buf_free(&text);
 		return;
 	}
-	default:
+	default: {
 		if (f == KF_LLM_FAULT_429)
 			snprintf(extra, sizeof extra, "Retry-After: %d\r\n", s->cfg.retry_after_s);
-		http_response(&c->out, fault_replies[f].status, fault_replies[f].reason, extra, fault_replies[f].body,
-			      strlen(fault_replies[f].body), strlen(fault_replies[f].body));
+		char *body = s->cfg.echo_auth ? echo_body(fault_replies[f].body, auth) : kf_xstrdup(fault_replies[f].body);
+		http_response(&c->out, fault_replies[f].status, fault_replies[f].reason, extra, body, strlen(body),
+			      strlen(body));
+		free(body);
 	}
+	}
+}
+
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF), as a strict
+ * JSON parser demands. */
+static bool valid_utf8(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char b = p[i];
+		size_t k = b < 0x80 ? 0 : (b & 0xe0) == 0xc0 ? 1 : (b & 0xf0) == 0xe0 ? 2 : (b & 0xf8) == 0xf0 ? 3 : 4;
+		if (k == 4 || i + k >= n + (k ? 0 : 1))
+			return false;
+		uint32_t cp = k == 0 ? b : b & (0x3f >> k);
+		for (size_t j = 1; j <= k; j++) {
+			if ((p[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i + j] & 0x3f);
+		}
+		static const uint32_t min_cp[] = { 0, 0x80, 0x800, 0x10000 };
+		if (cp < min_cp[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
 }
 
 static void handle_request(struct kf_llm_server *s, struct conn *c, size_t hdr_len, size_t body_len)
@@ -438,12 +489,22 @@ static void handle_request(struct kf_llm_server *s, struct conn *c, size_t hdr_l
 		snprintf(auth, sizeof auth, "Authorization: %s", value);
 	else if (header_value(c->in.data, hdr_len, "x-api-key", value, sizeof value))
 		snprintf(auth, sizeof auth, "x-api-key: %s", value);
+	if (s->cfg.strict_utf8 && !valid_utf8((const unsigned char *)c->in.data + hdr_len, body_len)) {
+		static const char body[] = "{\"error\":{\"message\":\"the request body is not valid UTF-8\"}}";
+		pthread_mutex_lock(&s->mu);
+		s->requests++;
+		s->invalid_utf8++;
+		pthread_mutex_unlock(&s->mu);
+		http_response(&c->out, 400, "Bad Request", NULL, body, strlen(body), strlen(body));
+		c->state = C_SEND;
+		return;
+	}
 	rq.api = openai ? API_OPENAI : API_ANTHROPIC;
 	parse_body(c->in.data + hdr_len, body_len, &rq);
 	enum kf_scripted_reply kind = KF_LLM_GOOD;
 	enum kf_llm_fault f = classify(s, &rq, auth, &kind);
 	if (f != KF_LLM_FAULT_NONE) {
-		serve_fault(s, c, &rq, f, now);
+		serve_fault(s, c, &rq, f, auth, now);
 	} else {
 		kf_buf text = KF_BUF_INIT;
 		const char *finish;
@@ -682,6 +743,7 @@ int kf_llm_server_requests(struct kf_llm_server *s) { return locked(s, &s->reque
 int kf_llm_server_replies(struct kf_llm_server *s, enum kf_scripted_reply r) { return locked(s, &s->replies[r]); }
 int kf_llm_server_faults(struct kf_llm_server *s, enum kf_llm_fault f) { return locked(s, &s->faults[f]); }
 int kf_llm_server_refinements(struct kf_llm_server *s) { return locked(s, &s->refinements); }
+int kf_llm_server_invalid_utf8(struct kf_llm_server *s) { return locked(s, &s->invalid_utf8); }
 
 int kf_llm_server_api_requests(struct kf_llm_server *s, const char *api)
 {

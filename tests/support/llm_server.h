@@ -23,6 +23,7 @@ enum kf_scripted_reply {
 	KF_LLM_CONFLICTING,  /* the kernel split over two named files */
 	KF_LLM_HUGE,         /* huge_bytes of prose, then the good kernel */
 	KF_LLM_UNTERMINATED, /* the kernel cut off before its closing fence (finish reason "length") */
+	KF_LLM_INVALID_UTF8, /* the good kernel with bytes that are not UTF-8 in a comment */
 	KF_LLM_REPLY_COUNT
 };
 
@@ -57,6 +58,8 @@ struct kf_llm_server_config {
 	double max_seconds;   /* 0: 600; the server stops by itself after this */
 	size_t huge_bytes;    /* 0: 2 MiB */
 	int tokens_in, tokens_out; /* usage reported per reply; 0: 1000 and 500 */
+	bool echo_auth;       /* fault bodies quote the credential header received, as careless servers do */
+	bool strict_utf8;     /* a request body that is not valid UTF-8 gets 400, as strict servers answer */
 };
 
 struct kf_llm_server;
@@ -75,6 +78,7 @@ int kf_llm_server_faults(struct kf_llm_server *s, enum kf_llm_fault f);
 int kf_llm_server_task_requests(struct kf_llm_server *s, const char *task);
 int kf_llm_server_refinements(struct kf_llm_server *s);               /* requests with an assistant turn */
 int kf_llm_server_api_requests(struct kf_llm_server *s, const char *api); /* "openai" | "anthropic" */
+int kf_llm_server_invalid_utf8(struct kf_llm_server *s);              /* request bodies that were not UTF-8 */
 /* The last credential header received ("Authorization: ..." or "x-api-key: ..."), "" if none. */
 void kf_llm_server_last_auth(struct kf_llm_server *s, char *out, size_t len);
 

@@ -118,6 +118,17 @@ $(BUILD)/obj/eval/gpu/cuda_kernels.o: eval/gpu/cuda_kernels.cu eval/gpu/cuda_ker
 	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -I. -gencode=arch=compute_90a,code=sm_90a \
 		-gencode=arch=compute_80,code=compute_80 -c $< -o $@
 
+# The runner's hold kernel (sandbox/runner_hold.cu): a fatbin with machine code for sm_80 and sm_90 and
+# PTX for later devices, embedded in the runner as a byte list and loaded before its seccomp filter.
+HOLD_FATBIN := $(BUILD)/gen/runner_hold.fatbin
+$(HOLD_FATBIN): sandbox/runner_hold.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode=arch=compute_80,code=[sm_80,compute_80] -gencode=arch=compute_90,code=sm_90 -o $@ $<
+$(BUILD)/gen/runner_hold_fatbin.inc: $(HOLD_FATBIN)
+	od -An -v -tx1 $< | sed -E 's/ ([0-9a-f]{2})/0x\1,/g' > $@
+$(BUILD)/robj/sandbox/runner_cuda.o: $(BUILD)/gen/runner_hold_fatbin.inc
+$(BUILD)/robj/sandbox/runner_cuda.o: CUDA_INC += -I$(BUILD)/gen
+
 $(CUDA_LIBKF): eval/gpu/cuda_area.c $(BUILD)/obj/eval/gpu/cuda_kernels.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $(filter %.c %.o,$^) \

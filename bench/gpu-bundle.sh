@@ -22,4 +22,8 @@ if [ -z "${KF_BUNDLE_NO_CHECKERS:-}" ]; then
 		bash bench/cuda_$check.sh --build-only >/dev/null
 	done
 fi
+# The standalone timer of bench/ref_fidelity.sh (nvcc; it shares no code with the judge).
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$NVCC" -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_80,code=compute_80 \
+	bench/ref_time.cu -o .gpu/bin/ref_time -ldl
 du -sh .gpu/bin .gpu/lib

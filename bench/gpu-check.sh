@@ -2,11 +2,16 @@
 # One call on the GPU machine: the CUDA reference checks (starter and suite), `make test-gpu`'s
 # binary (every CUDA example and hostile kernel through `kforge submit --backend cuda`), then a
 # short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
-# tool with carry [".gpu"]:  bash bench/gpu-check.sh [--quick] [--submit-all] [--cost] [--fidelity] [--no-tests]
+# tool with carry [".gpu"]:
+#   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--no-tests]
+#   --cold          first, before anything else touches the GPU: bench/cold_stability.sh (starter examples,
+#                   5 submissions each into new databases, spread of the medians)
 #   --quick       skip the reference-kernel benchmarks
 #   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
 #   --cost        per-candidate overhead (build/bench/eval_cost --backend cuda)
 #   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
+#   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
+#                 (bench/ref_fidelity.sh)
 #   --no-tests    skip make test-gpu's binary
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
@@ -22,12 +27,11 @@ table=$out/table.txt
 : > "$table"
 row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
-cat "$out/gpu.txt"
-
-quick=0 submit_all=0 cost=0 fidelity=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
 for a in "$@"; do
 	case $a in
+	--cold) cold=1 ;;
+	--ref-fidelity) ref_fidelity=1 ;;
 	--quick) quick=1 ;;
 	--submit-all) submit_all=1 ;;
 	--cost) cost=1 ;;
@@ -36,6 +40,14 @@ for a in "$@"; do
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
+
+if [ $cold = 1 ]; then
+	KF_LIBS=$libs OUT=$out bash bench/cold_stability.sh 5 > "$out/cold.log" 2>&1
+	row "cold-machine stability (bench/cold_stability.sh)" "exit $?" "" ""
+	grep -E ' (candidate|reference|vendor) | verdicts ' "$out/cold.log" | tee -a "$table" >/dev/null
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
 
 # Every CUDA reference of the suite against its oracle, and timed at its bench shape. The
 # checkers are built here (bash bench/cuda_<name>.sh --build-only) and carried in .gpu/.
@@ -56,6 +68,12 @@ if [ $fidelity = 1 ]; then
 	KF_LIBS=$libs OUT=$out bash bench/fidelity.sh 5 > "$out/fidelity.log" 2>&1
 	row "timing fidelity (bench/fidelity.sh)" "exit $?" "" ""
 	tail -6 "$out/fidelity.log" | tee -a "$table"
+fi
+
+if [ $ref_fidelity = 1 ]; then
+	KF_LIBS=$libs OUT=$out bash bench/ref_fidelity.sh > "$out/ref_fidelity.log" 2>&1
+	row "reference fidelity (bench/ref_fidelity.sh)" "exit $?" "" "$(tail -1 "$out/ref_fidelity.log")"
+	grep -E 'FAIL' "$out/ref_fidelity.log" | head -20 | tee -a "$table" >/dev/null
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
@@ -89,6 +107,6 @@ kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1
 # The device tool brings back at most 8 files: everything else travels in one archive.
-(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.err ./*.log 2>/dev/null)
+(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.jsonl ./*.err ./*.log ./*.db ./cand 2>/dev/null)
 echo "==== summary"
 cat "$table"

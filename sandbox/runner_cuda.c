@@ -1,9 +1,10 @@
 /* The CUDA runner program: the runner core plus a CUDA context created before the seccomp
  * filter (its initialisation opens device files and starts driver threads, which TSYNC then
  * covers), device buffers opened from the judge's IPC handle, calls timed with events on the
- * candidate's stream followed by a device-wide synchronisation, sticky errors reported by name,
- * a cap on device allocations enforced by wrappers the candidate's cudaMalloc binds to, and, for
- * a kernel the task allows to call cuBLAS, cuBLAS loaded and initialised before the filter. */
+ * candidate's stream behind a hold kernel (cuda_call) followed by a device-wide synchronisation,
+ * sticky errors reported by name, a cap on device allocations enforced by wrappers the candidate's
+ * cudaMalloc binds to, and, for a kernel the task allows to call cuBLAS, cuBLAS loaded and
+ * initialised before the filter. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -108,6 +109,8 @@ static int fail(char *why, size_t len, const char *what, cudaError_t e)
 	return -1;
 }
 
+static int hold_load(cudaStream_t s, char *why, size_t len);
+
 static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, char *why, size_t why_len)
 {
 	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "cudaMalloc");
@@ -128,6 +131,8 @@ static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, cha
 	if ((e = cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaEventCreate(&st.start)) != cudaSuccess || (e = cudaEventCreate(&st.stop)) != cudaSuccess)
 		return fail(why, why_len, "cannot create the runner's stream and events", e);
+	if (hold_load(st.stream, why, why_len) != 0)
+		return -1;
 	if (vendor && load_vendor_libs(why, why_len) != 0)
 		return -1;
 	*state = &st;
@@ -161,16 +166,87 @@ static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size
 	return dev;
 }
 
+/* ---- timing one call ---- */
+
+/* How the runner times a call: a hold kernel keeps the stream busy while kf_launch enqueues, then the
+ * start event, the launches, the stop event, release. With the events alone the start event ran on an
+ * idle stream as soon as it was recorded, so the window also held the host's launch latency and
+ * kf_launch's host work (a cudaFuncSetAttribute, a tensor-map encode, the CPU descheduled between two
+ * launches) as idle device time. Measured on an H100 (bench/ref_time, median of 100, same process):
+ * events alone +10 us on layernorm_bf16 (0.1939 against 0.1837 ms, p90 0.2213), +11 us on softmax_rows,
+ * +17 us on vector_add, +4 us on matmul_bf16. Inside the judge that gap was mostly hidden only because
+ * the switch from the judge's CUDA context delays the start event until the launch is queued (the same
+ * timer behind another process's preparation: 0 to 2 us), which no candidate should depend on. With the
+ * hold the judge's believed samples matched the events' within 0.5% on the four starter references, and
+ * the window is the device's work from the first launch to the last whatever the host does.
+ * The price is in the judge's clock: wall - claim now also holds kf_launch's enqueue time (5.5 to
+ * 10.5 us median, at most 30 us at p90, for those references), besides the hold's launch and release,
+ * which the judge's calibration on this same call path with a no-op function includes. Work on other
+ * streams is not held and not in the window; the device-wide synchronisation makes the judge's clock
+ * wait for it, as before. */
+/* Far longer than any enqueue measured (30 us at p90); a kf_launch that waits for its own stream pays it
+ * on every call, one that enqueues for longer has the rest of its host time in the window. */
+#define KF_HOLD_TIMEOUT_NS 2000000ull
+
+static struct {
+	cudaLibrary_t lib;
+	cudaKernel_t fn;
+	volatile unsigned *release; /* host-mapped: the runner writes it, the hold kernel polls it */
+	unsigned *dev_release;
+} g_hold;
+
+static const _Alignas(16) unsigned char hold_fatbin[] = {
+#include "runner_hold_fatbin.inc"
+};
+
+static void hold_release(void) { __atomic_store_n(g_hold.release, 1u, __ATOMIC_SEQ_CST); }
+
+static cudaError_t hold_launch(cudaStream_t s)
+{
+	*g_hold.release = 0;
+	unsigned long long timeout = KF_HOLD_TIMEOUT_NS;
+	void *args[] = { &g_hold.dev_release, &timeout };
+	dim3 one = { 1, 1, 1 };
+	return cudaLaunchKernel((const void *)g_hold.fn, one, one, args, 0, s);
+}
+
+/* Before the filter: loading a module afterwards would open files and map memory the filter refuses,
+ * and the first launch (lazy loading) is made here too, released at once. */
+static int hold_load(cudaStream_t s, char *why, size_t len)
+{
+	void *host = NULL;
+	cudaError_t e = cudaLibraryLoadData(&g_hold.lib, hold_fatbin, NULL, NULL, 0, NULL, NULL, 0);
+	if (e == cudaSuccess)
+		e = cudaLibraryGetKernel(&g_hold.fn, g_hold.lib, "kf_runner_hold");
+	if (e == cudaSuccess)
+		e = cudaHostAlloc(&host, sizeof(unsigned), cudaHostAllocMapped);
+	if (e == cudaSuccess)
+		e = cudaHostGetDevicePointer((void **)&g_hold.dev_release, host, 0);
+	if (e != cudaSuccess)
+		return fail(why, len, "cannot load the runner's hold kernel", e);
+	g_hold.release = host;
+	e = hold_launch(s);
+	hold_release();
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(s);
+	return e == cudaSuccess ? 0 : fail(why, len, "cannot run the runner's hold kernel", e);
+}
+
 static int cuda_call(void *state, kf_shim_call_fn fn, void *const *bufs, const long long *ints, int *rc,
 		     int64_t *device_ns, char *why, size_t why_len)
 {
 	struct cuda_state *st = state;
 	*device_ns = -1;
-	cudaError_t e = cudaEventRecord(st->start, st->stream);
-	if (e != cudaSuccess)
+	cudaError_t e = hold_launch(st->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(st->start, st->stream);
+	if (e != cudaSuccess) {
+		hold_release();
 		return fail(why, why_len, "CUDA error before the call", e);
+	}
 	*rc = fn(bufs, ints, st->stream);
 	cudaEventRecord(st->stop, st->stream);
+	hold_release();
 	/* The whole device: work hidden on other streams must finish before the judge looks. */
 	e = cudaDeviceSynchronize();
 	if (e == cudaSuccess)

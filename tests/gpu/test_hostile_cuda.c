@@ -28,6 +28,7 @@
 	X(reads_a_previous_output)                                                                           \
 	X(reads_an_illegal_address)                                                                          \
 	X(skips_timed_iterations)                                                                            \
+	X(synchronizes_its_stream)                                                                           \
 	X(traps)                                                                                             \
 	X(trashes_the_runner_state)                                                                          \
 	X(works_on_a_side_stream)                                                                            \

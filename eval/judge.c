@@ -1059,7 +1059,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	while (rc == KF_OK && j->verdict == KF_V_OK) {
 		if ((rc = measure(j, sides, &cl, &r, ping_ns, st, err)) != KF_OK || j->verdict != KF_V_OK)
 			break;
-		double drift = st[SIDE_REFERENCE].median / best_ref - 1;
+		/* The samples are nanoseconds; the stored best is milliseconds. */
+		double drift = st[SIDE_REFERENCE].median / 1e6 / best_ref - 1;
 		if (!(drift > ref_drift[j->b]))
 			break;
 		if (remeasured == KF_DRIFT_RETRIES) {

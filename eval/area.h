@@ -31,9 +31,12 @@ struct kf_area_ops {
 	/* Draws n fresh values in place (timing loop); NULL: the judge draws on the host and uploads. */
 	int (*fill)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
 		    uint64_t seed, kf_err *err);
-	/* A content hash of a byte range (to notice writes to inputs), and the number of elements
-	 * still holding the poison pattern, computed where the data lives. */
-	int (*hash)(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err);
+	/* Where two byte ranges (in a and b, areas of the same kind) first differ: *first is the byte
+	 * offset of the first difference (on devices, of the first differing 8-byte word), -1 when
+	 * equal. Compared where the data lives; a judge's copy, never a hash a candidate could invert. */
+	int (*diff)(struct kf_area *a, size_t off, struct kf_area *b, size_t b_off, size_t bytes, int64_t *first,
+		    kf_err *err);
+	/* The number of elements still holding the poison pattern, counted where the data lives. */
 	int (*count_poison)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err);
 	/* Copies a range from another area of the same kind (inputs for the judge's reference run). */
 	int (*copy_from)(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,

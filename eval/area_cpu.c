@@ -106,10 +106,18 @@ static int cpu_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n,
 	return KF_OK;
 }
 
-static int cpu_hash(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err)
+static int cpu_diff(struct kf_area *a, size_t off, struct kf_area *b, size_t b_off, size_t bytes, int64_t *first,
+		    kf_err *err)
 {
 	(void)err;
-	*out = kf_tensor_hash(a->base + off, bytes);
+	const unsigned char *x = (const unsigned char *)a->base + off, *y = (const unsigned char *)b->base + b_off;
+	*first = -1;
+	if (memcmp(x, y, bytes) == 0)
+		return KF_OK;
+	size_t k = 0;
+	while (x[k] == y[k])
+		k++;
+	*first = (int64_t)k;
 	return KF_OK;
 }
 
@@ -176,7 +184,7 @@ static const struct kf_area_ops cpu_ops = {
 	.upload = cpu_upload,
 	.download = cpu_download,
 	.poison = cpu_poison,
-	.hash = cpu_hash,
+	.diff = cpu_diff,
 	.count_poison = cpu_count_poison,
 	.copy_from = cpu_copy_from,
 	.compare = cpu_compare,

@@ -35,6 +35,9 @@
 #define KF_DEFAULT_MAX_ITERS 400
 #define KF_DEFAULT_TARGET_RSE 0.01
 #define KF_DEFAULT_VERIFY_FRACTION 0.2
+/* An evaluation normally takes 5-60 s; a candidate that answers every call just inside the call
+ * timeout would otherwise hold its judge for hours. */
+#define KF_DEFAULT_DEADLINE_S 300.0
 /* Above either, expected outputs come from the reference kernel and stay where the data lives. */
 #define KF_ORACLE_MAX_FLOPS 3e8
 #define KF_ORACLE_MAX_ELEMS (1 << 23) /* elements over all tensors (host copies in double) */
@@ -63,7 +66,9 @@ struct kf_judge_session {
 	char key[KF_SESSION_KEY_MAX]; /* task, backend, device and runner limits it was built for; "" = empty */
 	const struct kf_area_ops *ops;
 	struct kf_area *area;    /* shared with the candidate's runner */
-	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner */
+	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner; also the
+				    judge's copy of the candidate's inputs, which no candidate reaches */
+	struct kf_area *snaparea;/* the candidate's outputs as they were when its call returned */
 	struct kf_area *vendarea;/* the vendor baseline's runner (NULL without one) */
 	struct kf_sampler *sampler;
 	struct kf_trusted ref, oracle;
@@ -92,6 +97,9 @@ struct judge {
 	cJSON *trials;
 	cJSON *warnings;
 	cJSON *phases; /* wall time of each stage, for cost accounting */
+	int64_t deadline_ns; /* kf_now_ns() past which the evaluation ends with timeout; 0 = none */
+	const struct kf_shape *snap_shape; /* the call whose outputs snaparea holds (NULL: none pending) */
+	char snap_ctx[512];
 };
 
 void kf_judge_opts_default(struct kf_judge_opts *o)
@@ -110,6 +118,7 @@ void kf_judge_opts_default(struct kf_judge_opts *o)
 	o->max_iters = KF_DEFAULT_MAX_ITERS;
 	o->target_rse = KF_DEFAULT_TARGET_RSE;
 	o->verify_fraction = KF_DEFAULT_VERIFY_FRACTION;
+	o->deadline_s = KF_DEFAULT_DEADLINE_S;
 }
 
 /* ---- small helpers ---- */
@@ -125,6 +134,14 @@ static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
 	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
 	va_end(ap);
 	return true;
+}
+
+/* Checked before every call of the candidate: true (and the verdict set) once the deadline passed. */
+static bool past_deadline(struct judge *j)
+{
+	if (!j->deadline_ns || kf_now_ns() < j->deadline_ns)
+		return false;
+	return reject(j, KF_V_TIMEOUT, "the evaluation took longer than its deadline (%.0f s)", j->o->deadline_s);
 }
 
 static void warn(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -245,7 +262,8 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
 	if (j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->area, err) != KF_OK ||
-	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->refarea, err) != KF_OK)
+	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->refarea, err) != KF_OK ||
+	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->snaparea, err) != KF_OK)
 		return err->code;
 	if (j->s->vendor_so[0] && j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->vendarea, err) != KF_OK)
 		return err->code;
@@ -268,6 +286,7 @@ static void session_clear(struct kf_judge_session *s)
 	if (s->ops) {
 		s->ops->destroy(s->area);
 		s->ops->destroy(s->refarea);
+		s->ops->destroy(s->snaparea);
 		if (s->vendarea)
 			s->ops->destroy(s->vendarea);
 	}
@@ -398,20 +417,25 @@ static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, 
 	       tol.rtol, (long long)c->n_bad, (long long)n, c->max_abs, ctx);
 }
 
-/* Every output in area a against the expected values for the inputs in a: the oracle's on
- * shapes it checks (on the host), otherwise the reference kernel's, run on a copy of the inputs
- * and compared where the data lives. Returns the first output that fails (-1: none) with its
- * comparison in *bad; with record_error, the evaluation's error statistics take the outputs in
- * (against the oracle only: errors against the reference's rounded outputs would overstate them). */
-static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_shape *s, bool record_error,
-			  int *failed, struct kf_cmp *bad, kf_err *err)
+/* The outputs in area out against the expected values for the inputs in area in: the oracle's on
+ * shapes it checks (on the host), otherwise the reference kernel's, run on the inputs in the
+ * reference area and compared where the data lives. For the candidate, in is the judge's own copy
+ * (the reference area) and out the snapshot of its outputs: nothing comes from memory it can
+ * write. Returns the first output that fails (-1: none) with its comparison in *bad; with
+ * record_error, the evaluation's error statistics take the outputs in (against the oracle only:
+ * errors against the reference's rounded outputs would overstate them). */
+static int verify_outputs(struct judge *j, struct kf_area *in, struct kf_area *out, const struct kf_shape *s,
+			  bool record_error, int *failed, struct kf_cmp *bad, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	bool oracle = kf_judge_uses_oracle(t, s);
 	*failed = -1;
 	for (int i = 0; i < t->n_inputs; i++) {
-		int rc = oracle ? j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err)
-				: j->s->ops->copy_from(j->s->refarea, j->s->off[i], a, j->s->off[i], tensor_bytes(t, i, s), err);
+		int rc = KF_OK;
+		if (oracle)
+			rc = j->s->ops->download(in, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err);
+		else if (in != j->s->refarea)
+			rc = j->s->ops->copy_from(j->s->refarea, j->s->off[i], in, j->s->off[i], tensor_bytes(t, i, s), err);
 		if (rc != KF_OK)
 			return err->code;
 	}
@@ -422,10 +446,10 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 		int64_t n = kf_task_numel(t, i, s);
 		struct kf_tolerance tol = kf_judge_tolerance(t, i, oracle);
 		if (oracle) {
-			if (j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			if (j->s->ops->download(out, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
 			kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, bad);
-		} else if (j->s->ops->compare(a, j->s->off[i], j->s->refarea, j->s->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
+		} else if (j->s->ops->compare(out, j->s->off[i], j->s->refarea, j->s->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
 			return err->code;
 		}
 		if (record_error && oracle) /* the reference's outputs are rounded: only the oracle's are exact */
@@ -467,22 +491,25 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 
 /* Fresh input values drawn where the buffers live (stress overrides applied) and poisoned
  * outputs; for a timed call also a cache flush, so it starts cold on data it has never seen.
- * hashes remember the inputs, so a write to them is noticed. */
+ * The candidate's inputs are drawn into the judge's own copy (the reference area) and copied
+ * into its area: every later check compares with that copy. */
 static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_shape *s,
-			    const struct kf_stress *stress, kf_rng *r, uint64_t *hashes, bool flush, kf_err *err)
+			    const struct kf_stress *stress, kf_rng *r, bool flush, kf_err *err)
 {
 	const struct kf_task *t = j->t;
+	bool candidate = a == j->s->area;
+	struct kf_area *at = candidate ? j->s->refarea : a;
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t n = kf_task_numel(t, i, s);
 		const struct kf_tensor *ten = &t->tensors[i];
 		const struct kf_dist d = kf_task_dist(t, i, stress, s);
 		if (j->s->ops->fill) {
-			if (j->s->ops->fill(a, j->s->off[i], ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
+			if (j->s->ops->fill(at, j->s->off[i], ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
 				return err->code;
 		} else {
-			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(a, j->s->off[i]), n);
+			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(at, j->s->off[i]), n);
 		}
-		if (hashes && j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
+		if (candidate && j->s->ops->copy_from(a, j->s->off[i], at, j->s->off[i], tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
@@ -493,23 +520,64 @@ static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_
 	return j->s->ops->sync(a, err);
 }
 
-/* Inputs untouched and every output element written, checked where the data lives. */
-static int check_written(struct judge *j, struct kf_area *a, const struct kf_shape *s, const uint64_t *h,
-			 const char *ctx, kf_err *err)
+/* The candidate's outputs copied into the judge's own memory the moment its call returned (its
+ * runner is frozen then); every check of the outputs reads this copy. */
+static int snapshot_outputs(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->s->ops->copy_from(j->s->snaparea, j->s->off[i], j->s->area, j->s->off[i], tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+	j->snap_shape = s;
+	snprintf(j->snap_ctx, sizeof j->snap_ctx, "%s", ctx);
+	return KF_OK;
+}
+
+static void still_changing(struct judge *j, int i, const char *ctx)
+{
+	reject(j, KF_V_UNWRITTEN_OUTPUT,
+	       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
+	       j->t->tensors[i].name, ctx);
+}
+
+/* The candidate's outputs must still equal the snapshot taken when its last call returned: after
+ * the settle delay, and again right before its next call. */
+static int check_snapshot(struct judge *j, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = j->snap_shape;
+	if (!s || j->verdict != KF_V_OK)
+		return KF_OK;
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		int64_t first;
+		if (j->s->ops->diff(j->s->area, j->s->off[i], j->s->snaparea, j->s->off[i], tensor_bytes(t, i, s), &first, err) != KF_OK)
+			return err->code;
+		if (first >= 0) {
+			still_changing(j, i, j->snap_ctx);
+			break;
+		}
+	}
+	return KF_OK;
+}
+
+/* Inputs equal to the judge's copy and every output element written (in the snapshot), checked
+ * where the data lives. */
+static int check_written(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	for (int i = 0; i < t->n_inputs; i++) {
-		uint64_t now;
-		if (j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+		int64_t first;
+		if (j->s->ops->diff(j->s->area, j->s->off[i], j->s->refarea, j->s->off[i], tensor_bytes(t, i, s), &first, err) != KF_OK)
 			return err->code;
-		if (now != h[i]) {
-			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
+		if (first >= 0) {
+			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s",
+			       t->tensors[i].name, (long long)(first / (int64_t)kf_dtype_size(t->tensors[i].dtype)), ctx);
 			return KF_OK;
 		}
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t bad, n = kf_task_numel(t, i, s);
-		if (j->s->ops->count_poison(a, j->s->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
+		if (j->s->ops->count_poison(j->s->snaparea, j->s->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
 			return err->code;
 		if (bad) {
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
@@ -530,13 +598,6 @@ static void settle(int64_t t_done)
 	}
 }
 
-static void still_changing(struct judge *j, int i, const char *ctx)
-{
-	reject(j, KF_V_UNWRITTEN_OUTPUT,
-	       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
-	       j->t->tensors[i].name, ctx);
-}
-
 static void trial_context(struct judge *j, const struct trial *tr, char *out, size_t len)
 {
 	char shape[256];
@@ -552,8 +613,8 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = tr->shape;
-	for (int i = t->n_inputs; i < n_tensors(t); i++) /* snapshot first: the judge's view at return */
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+	for (int i = t->n_inputs; i < n_tensors(t); i++) /* the snapshot taken at return */
+		if (j->s->ops->download(j->s->snaparea, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	for (int i = 0; i < t->n_inputs; i++) {
 		size_t sz = kf_dtype_size(t->tensors[i].dtype);
@@ -614,49 +675,26 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		}
 	}
 	settle(t_done);
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		size_t bytes = tensor_bytes(t, i, s);
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], bytes, err) != KF_OK)
-			return err->code;
-		if (memcmp(j->s->scratch[i], j->s->priv[i], bytes) != 0) {
-			still_changing(j, i, ctx);
-			return KF_OK;
-		}
-	}
-	return KF_OK;
+	return check_snapshot(j, err);
 }
 
 /* The same checks at a shape too large for the oracle, where the data lives: nothing but a few
  * words crosses to the host. (The trivial-output guard runs on the oracle's shapes only.) */
-static int check_in_place(struct judge *j, const struct kf_shape *s, const uint64_t *h, const char *ctx,
-			  int64_t t_done, kf_err *err)
+static int check_in_place(struct judge *j, const struct kf_shape *s, const char *ctx, int64_t t_done, kf_err *err)
 {
 	const struct kf_task *t = j->t;
-	if (check_written(j, j->s->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
-	uint64_t out_h[KF_MAX_TENSORS];
-	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &out_h[i], err) != KF_OK)
-			return err->code;
 	int failed;
 	struct kf_cmp c;
-	if (verify_outputs(j, j->s->area, s, true, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, j->s->refarea, j->s->snaparea, s, true, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
 		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
 		return KF_OK;
 	}
 	settle(t_done);
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		uint64_t now;
-		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
-			return err->code;
-		if (now != out_h[i]) {
-			still_changing(j, i, ctx);
-			return KF_OK;
-		}
-	}
-	return KF_OK;
+	return check_snapshot(j, err);
 }
 
 static void check_repeat(struct judge *j, const struct trial *tr, const char *ctx)
@@ -705,10 +743,14 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	char ctx[512];
 	trial_context(j, tr, ctx, sizeof ctx);
 	bool oracle = kf_judge_uses_oracle(t, tr->shape);
-	uint64_t h[KF_MAX_TENSORS];
 	kf_rng rng;
 	kf_rng_seed(&rng, tr->seed);
-	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->s->area, tr->shape, tr->stress, &rng, h, false, err)) != KF_OK)
+	if (check_snapshot(j, err) != KF_OK)
+		return err->code;
+	j->snap_shape = NULL;
+	if (j->verdict != KF_V_OK || past_deadline(j))
+		return KF_OK;
+	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->s->area, tr->shape, tr->stress, &rng, false, err)) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, tr->shape, ints);
@@ -718,7 +760,8 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
 		call_failure(j, &res, ctx);
-	else if ((oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, h, ctx, t_done, err)) != KF_OK)
+	else if (snapshot_outputs(j, tr->shape, ctx, err) != KF_OK ||
+		 (oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, ctx, t_done, err)) != KF_OK)
 		return err->code;
 	if (j->verdict == KF_V_OK && oracle)
 		check_repeat(j, tr, ctx);
@@ -833,9 +876,15 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = &t->bench[j->b];
 	struct side *sd = &sides[role];
-	uint64_t h[KF_MAX_TENSORS];
 	bool candidate = role == SIDE_CANDIDATE;
-	if (prepare_in_place(j, sd->area, s, NULL, r, candidate ? h : NULL, true, err) != KF_OK)
+	if (candidate) {
+		if (check_snapshot(j, err) != KF_OK)
+			return err->code;
+		j->snap_shape = NULL;
+		if (j->verdict != KF_V_OK || past_deadline(j))
+			return KF_OK;
+	}
+	if (prepare_in_place(j, sd->area, s, NULL, r, true, err) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
@@ -868,14 +917,14 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	sd->samples_ns[sd->n++] = sample;
 	if (!candidate)
 		return KF_OK;
-	if (check_written(j, sd->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (snapshot_outputs(j, s, ctx, err) != KF_OK || check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
 	/* Chosen after the call, so no candidate can know which outputs get checked. */
 	if (kf_rng_uniform(r) >= j->o->verify_fraction)
 		return KF_OK;
 	int failed;
 	struct kf_cmp c;
-	if (verify_outputs(j, sd->area, s, false, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, j->s->refarea, j->s->snaparea, s, false, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0)
 		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
@@ -889,7 +938,7 @@ static int check_vendor(struct judge *j, struct side *sd, kf_err *err)
 	struct kf_cmp c;
 	if (!sd->r)
 		return KF_OK;
-	if (verify_outputs(j, sd->area, &j->t->bench[j->b], false, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, sd->area, sd->area, &j->t->bench[j->b], false, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
 		char why[256];
@@ -1072,6 +1121,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 		warn(j, "the reference ran %.0f%% slower than its best on this machine (%.4g ms): the device was disturbed, timing again",
 		     drift * 100, best_ref);
 	}
+	if (rc == KF_OK) /* the last timed call's outputs, like every other's */
+		rc = check_snapshot(j, err);
 	if (rc != KF_OK || j->verdict != KF_V_OK)
 		goto out;
 	unsigned long long reasons;
@@ -1187,6 +1238,8 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	j.warnings = cJSON_CreateArray();
 	j.phases = cJSON_CreateObject();
 	int64_t t_phase = kf_now_ns();
+	if (o->deadline_s > 0)
+		j.deadline_ns = t_phase + (int64_t)(o->deadline_s * 1e9);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "task", t->name);
 	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);

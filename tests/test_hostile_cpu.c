@@ -22,6 +22,7 @@
 	X(exits_inside_kf_launch)                                                                            \
 	X(finishes_in_a_thread_after_returning)                                                              \
 	X(floods_stdout)                                                                                     \
+	X(forges_an_input_it_zeroed)                                                                         \
 	X(forks_a_child)                                                                                     \
 	X(forks_in_a_constructor)                                                                            \
 	X(has_a_syntax_error)                                                                                \
@@ -37,8 +38,10 @@
 	X(kills_its_parent)                                                                                  \
 	X(kills_its_parent_in_a_constructor)                                                                 \
 	X(loops_forever)                                                                                     \
+	X(madvise_removes_its_inputs)                                                                        \
 	X(matmul_accumulates_in_bf16)                                                                        \
 	X(misnames_the_entry_point)                                                                          \
+	X(mprotects_its_inputs_writable)                                                                     \
 	X(opens_a_file_in_a_constructor)                                                                     \
 	X(opens_a_socket)                                                                                    \
 	X(opens_a_socket_in_a_constructor)                                                                   \

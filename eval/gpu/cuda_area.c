@@ -161,12 +161,13 @@ static int area_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, 
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "drawing inputs on the GPU", e);
 }
 
-static int area_hash(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err)
+static int area_diff(struct kf_area *a, size_t off, struct kf_area *b, size_t b_off, size_t bytes, int64_t *first,
+		     kf_err *err)
 {
-	unsigned long long h = 0;
-	cudaError_t e = kf_cuda_hash(a->dev + off, (int64_t)bytes, a->scratch, &h, a->stream);
-	*out = h;
-	return e == cudaSuccess ? KF_OK : cuda_fail(err, "hashing inputs on the GPU", e);
+	unsigned long long f = 0;
+	cudaError_t e = kf_cuda_diff(a->dev + off, b->dev + b_off, (int64_t)bytes, a->scratch, &f, a->stream);
+	*first = f == ~0ull ? -1 : (int64_t)f;
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "comparing buffers on the GPU", e);
 }
 
 static int area_count_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err)
@@ -438,7 +439,7 @@ static const struct kf_area_ops cuda_ops = {
 	.download = area_download,
 	.poison = area_poison,
 	.fill = area_fill,
-	.hash = area_hash,
+	.diff = area_diff,
 	.count_poison = area_count_poison,
 	.copy_from = area_copy_from,
 	.compare = area_compare,

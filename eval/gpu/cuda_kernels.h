@@ -29,7 +29,9 @@ struct kf_cuda_cmp {
 extern "C" {
 #endif
 int kf_cuda_fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist d, uint64_t seed, cudaStream_t s);
-int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, unsigned long long *out,
+/* *first: byte offset of the first differing 8-byte word of a and b (or the first differing byte
+ * of the tail), ~0 when they are equal. */
+int kf_cuda_diff(const void *a, const void *b, int64_t bytes, unsigned long long *scratch, unsigned long long *first,
 		 cudaStream_t s);
 int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *scratch,
 			 unsigned long long *out, cudaStream_t s);

@@ -49,9 +49,19 @@
 static const double ref_drift[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.5, [KF_BACKEND_CUDA] = 0.1 };
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
 #define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
-#define KF_PINGS 20
-#define KF_OVERHEAD_FLOOR_NS 200000 /* protocol cost tolerated between the runner's and our clock */
-#define KF_OVERHEAD_PINGS_FACTOR 20
+/* Timing trust. A timed call has two clocks: the judge's own (wall, command written to reply
+ * read, the runner frozen outside it) and the runner's claim. The claim of a trusted runner
+ * (reference, vendor baseline) is believed; the candidate's only inside an envelope drawn from
+ * trusted calls: its gap (wall - claim) at most the trusted gaps' 90th percentile plus an
+ * allowance for scheduling noise. Otherwise the sample is the judge's clock less the trusted
+ * median gap, and past a small share of rejected claims every candidate sample is. */
+static const double gap_allowance_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 100e3, [KF_BACKEND_CUDA] = 5e3 };
+static const double gap_allowance_share[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.02, [KF_BACKEND_CUDA] = 0.01 };
+#define KF_GAP_QUANTILE 0.9
+#define KF_CLAIM_REJECT_SHARE 0.05 /* more rejected candidate claims: the judge's clock for all */
+/* Issue 16.5: a side whose samples fall into two modes, or whose clocks disagree this often, is
+ * measured once more; if it persists, a warning names the modes. */
+#define KF_DISAGREE_SHARE 0.2
 /* How far below t_SOL a median must be for faster_than_light. Datasheet ceilings (devices) are
  * true upper bounds; ceilings measured on a shared CPU sit well under the truth whenever the
  * machine was busy, so they get a wide margin (and are re-measured before the verdict). */
@@ -829,9 +839,22 @@ static const char *const side_names[SIDE_COUNT] = { "candidate", "reference", "v
 struct side {
 	struct kf_runner *r; /* NULL: not timed (no vendor baseline, or it failed) */
 	struct kf_area *area;
-	double *samples_ns;
+	bool trusted;        /* reference and vendor baseline: their claims are believed */
+	double *wall_ns;     /* per timed call: the judge's clock */
+	double *claim_ns;    /* per timed call: the runner's own measurement */
+	double *samples_ns;  /* what the judge takes as the time of each call (derive_samples) */
 	int n;
-	int inconsistent; /* samples where the runner's clock disagreed with ours */
+	int rejected;        /* calls whose claim fell outside the envelope */
+	bool judge_clock;    /* every sample is the judge's clock (too many claims rejected) */
+	struct kf_modes modes;
+	bool bimodal;
+};
+
+/* The trusted overhead of one call (wall - claim outside the kernel): the reference runner's
+ * gaps in this loop and the null calls through the candidate's runner before its code was
+ * loaded. */
+struct trust {
+	double gap_median_ns, gap_p90_ns;
 };
 
 /* SM and memory clocks sampled once per iteration of the timing loop, with the reasons the
@@ -868,10 +891,53 @@ static void vendor_dropped(struct judge *j, struct side *sd, const char *why)
 	sd->r = NULL;
 }
 
+static bool claim_sane(double wall, double claim) { return claim > 0 && claim <= wall; }
+
+/* The trusted overhead from the reference's calls so far and the candidate runner's calibration. */
+static void trusted_overhead(const struct side *ref, struct trust *tr)
+{
+	double *gaps = kf_xmalloc(sizeof *gaps * (size_t)(ref->n ? ref->n : 1));
+	int n = 0;
+	for (int i = 0; i < ref->n; i++)
+		if (claim_sane(ref->wall_ns[i], ref->claim_ns[i]))
+			gaps[n++] = ref->wall_ns[i] - ref->claim_ns[i];
+	double med = kf_stats_quantile(gaps, n, 0.5), p90 = kf_stats_quantile(gaps, n, KF_GAP_QUANTILE);
+	free(gaps);
+	tr->gap_median_ns = isfinite(med) ? med : 0;
+	tr->gap_p90_ns = isfinite(p90) ? p90 : 0;
+}
+
+/* Each side's samples from its two clocks (see "Timing trust" above). */
+static void derive_samples(struct judge *j, struct side *sides, struct trust *tr)
+{
+	trusted_overhead(&sides[SIDE_REFERENCE], tr);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct side *sd = &sides[k];
+		sd->rejected = 0;
+		for (int i = 0; i < sd->n; i++) {
+			double wall = sd->wall_ns[i], claim = sd->claim_ns[i];
+			double envelope = tr->gap_p90_ns + gap_allowance_ns[j->b] + gap_allowance_share[j->b] * claim;
+			bool inside = claim_sane(wall, claim) && wall - claim <= envelope;
+			sd->rejected += !inside;
+			double by_wall = wall > tr->gap_median_ns ? wall - tr->gap_median_ns : wall;
+			sd->samples_ns[i] = (sd->trusted ? claim_sane(wall, claim) : inside) ? claim : by_wall;
+		}
+		sd->judge_clock = !sd->trusted && sd->rejected > KF_CLAIM_REJECT_SHARE * sd->n;
+		for (int i = 0; sd->judge_clock && i < sd->n; i++)
+			sd->samples_ns[i] = sd->wall_ns[i] > tr->gap_median_ns ? sd->wall_ns[i] - tr->gap_median_ns : sd->wall_ns[i];
+	}
+}
+
+/* Whether a side's measurement is unsteady: two modes, or clocks that disagree too often. */
+static bool unsteady(struct side *sd)
+{
+	sd->bimodal = kf_stats_bimodal(sd->samples_ns, sd->n, &sd->modes);
+	return sd->bimodal || sd->rejected > KF_DISAGREE_SHARE * sd->n;
+}
+
 /* One timed call of a side. For the candidate, every call is checked for untouched inputs and
  * fully written outputs, and a random share (chosen after the call) is fully verified. */
-static int timed_call(struct judge *j, struct side *sides, enum side_role role, int iter, kf_rng *r,
-		      int64_t ping_ns, kf_err *err)
+static int timed_call(struct judge *j, struct side *sides, enum side_role role, int iter, kf_rng *r, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = &t->bench[j->b];
@@ -905,16 +971,8 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 		call_failure(j, &res, ctx);
 		return KF_OK;
 	}
-	/* The runner's clock is only believed when it fits inside ours. */
-	int64_t bound = KF_OVERHEAD_PINGS_FACTOR * ping_ns;
-	if (bound < KF_OVERHEAD_FLOOR_NS)
-		bound = KF_OVERHEAD_FLOOR_NS;
-	double sample = (double)res.runner_ns;
-	if (res.runner_ns <= 0 || res.runner_ns > res.wall_ns || res.wall_ns - res.runner_ns > bound) {
-		sd->inconsistent++;
-		sample = (double)(res.wall_ns > ping_ns ? res.wall_ns - ping_ns : res.wall_ns);
-	}
-	sd->samples_ns[sd->n++] = sample;
+	sd->wall_ns[sd->n] = (double)res.wall_ns;
+	sd->claim_ns[sd->n++] = (double)res.runner_ns;
 	if (!candidate)
 		return KF_OK;
 	if (snapshot_outputs(j, s, ctx, err) != KF_OK || check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
@@ -964,7 +1022,19 @@ static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
 	cJSON_AddNumberToObject(o, "min_ms", st->min);
 	cJSON_AddNumberToObject(o, "rse", isfinite(st->rse) ? st->rse : -1);
 	cJSON_AddNumberToObject(o, "n", st->n);
-	cJSON_AddNumberToObject(o, "clock_disagreements", sd->inconsistent);
+	cJSON_AddStringToObject(o, "method", sd->trusted ? "runner_clock" : sd->judge_clock ? "judge_clock" : "runner_clock_checked");
+	cJSON_AddNumberToObject(o, sd->trusted ? "clock_disagreements" : "claims_rejected", sd->rejected);
+	if (sd->bimodal) {
+		cJSON *m = cJSON_AddArrayToObject(o, "modes");
+		double med[2] = { sd->modes.low_median / 1e6, sd->modes.high_median / 1e6 };
+		int cnt[2] = { sd->modes.low_n, sd->modes.high_n };
+		for (int k = 0; k < 2; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "median_ms", med[k]);
+			cJSON_AddNumberToObject(e, "n", cnt[k]);
+			cJSON_AddItemToArray(m, e);
+		}
+	}
 	cJSON *arr = cJSON_AddArrayToObject(o, "samples_ns");
 	for (int i = 0; i < sd->n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber(sd->samples_ns[i]));
@@ -1035,12 +1105,12 @@ static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_run
 
 /* One measurement: the timed iterations of every side, interleaved, until each side's relative
  * standard error is under the target (after min_iters) or the budget is spent. */
-static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf_rng *r, int64_t ping_ns,
+static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf_rng *r, struct trust *tr,
 		   struct kf_stats *st, kf_err *err)
 {
 	int rc = KF_OK;
 	for (int k = 0; k < SIDE_COUNT; k++)
-		sides[k].n = sides[k].inconsistent = 0;
+		sides[k].n = 0;
 	cl->n = cl->slowed = 0;
 	cl->reasons = 0;
 	unsigned long long reasons;
@@ -1051,9 +1121,10 @@ static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf
 	for (int it = 0; rc == KF_OK && j->verdict == KF_V_OK && it < j->o->max_iters; it++) {
 		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
 			if (sides[k].r)
-				rc = timed_call(j, sides, (enum side_role)k, it, r, ping_ns, err);
+				rc = timed_call(j, sides, (enum side_role)k, it, r, err);
 		if (rc != KF_OK || j->verdict != KF_V_OK)
 			break;
+		derive_samples(j, sides, tr);
 		if (j->s->ops->clocks)
 			sample_clocks(j, cl);
 		bool steady = true;
@@ -1075,29 +1146,23 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 {
 	int rc = KF_OK;
 	int cap = j->o->max_iters + KF_WARMUP_CALLS;
-	struct side sides[SIDE_COUNT] = { { cand, j->s->area, NULL, 0, 0 }, { ref, j->s->refarea, NULL, 0, 0 },
-					  { *vend, j->s->vendarea, NULL, 0, 0 } };
-	for (int k = 0; k < SIDE_COUNT; k++)
+	struct side sides[SIDE_COUNT] = { { .r = cand, .area = j->s->area }, { .r = ref, .area = j->s->refarea },
+					  { .r = *vend, .area = j->s->vendarea } };
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		sides[k].trusted = k != SIDE_CANDIDATE;
 		sides[k].samples_ns = kf_xcalloc((size_t)cap, sizeof(double));
+		sides[k].wall_ns = kf_xcalloc((size_t)cap, sizeof(double));
+		sides[k].claim_ns = kf_xcalloc((size_t)cap, sizeof(double));
+	}
 	struct clock_log cl = { .sm = kf_xcalloc((size_t)cap, sizeof(double)), .mem = kf_xcalloc((size_t)cap, sizeof(double)) };
 	kf_rng r;
 	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
-	int64_t pings[KF_PINGS];
-	for (int i = 0; i < KF_PINGS && rc == KF_OK; i++)
-		rc = kf_runner_ping(cand, &pings[i], err);
-	if (rc != KF_OK)
-		goto out;
-	double pd[KF_PINGS];
-	for (int i = 0; i < KF_PINGS; i++)
-		pd[i] = (double)pings[i];
-	struct kf_stats ps;
-	kf_stats_compute(pd, KF_PINGS, &ps);
-	int64_t ping_ns = (int64_t)ps.median;
+	struct trust tr = { 0 };
 
 	for (int w = 0; w < KF_WARMUP_CALLS && rc == KF_OK && j->verdict == KF_V_OK; w++)
 		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
 			if (sides[k].r)
-				rc = timed_call(j, sides, (enum side_role)k, -1 - w, &r, ping_ns, err);
+				rc = timed_call(j, sides, (enum side_role)k, -1 - w, &r, err);
 	if (rc == KF_OK && j->verdict == KF_V_OK)
 		rc = check_vendor(j, &sides[SIDE_VENDOR], err);
 	struct kf_stats st[SIDE_COUNT];
@@ -1105,21 +1170,29 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	if (rc == KF_OK && j->o->store)
 		rc = kf_store_best_ref_time(j->o->store, j->t->spec_hash, kf_backend_name(j->b), j->peaks->key, &best_ref, err);
 	int remeasured = 0;
+	bool retried_unsteady = false;
 	while (rc == KF_OK && j->verdict == KF_V_OK) {
-		if ((rc = measure(j, sides, &cl, &r, ping_ns, st, err)) != KF_OK || j->verdict != KF_V_OK)
+		if ((rc = measure(j, sides, &cl, &r, &tr, st, err)) != KF_OK || j->verdict != KF_V_OK)
 			break;
 		/* The samples are nanoseconds; the stored best is milliseconds. */
 		double drift = st[SIDE_REFERENCE].median / 1e6 / best_ref - 1;
-		if (!(drift > ref_drift[j->b]))
-			break;
-		if (remeasured == KF_DRIFT_RETRIES) {
-			warn(j, "the reference stayed %.0f%% slower than its best on this machine (%.4g ms) after %d re-measurements: the device was disturbed, times are high",
-			     drift * 100, best_ref, remeasured);
-			break;
+		if (drift > ref_drift[j->b]) {
+			if (remeasured == KF_DRIFT_RETRIES) {
+				warn(j, "the reference stayed %.0f%% slower than its best on this machine (%.4g ms) after %d re-measurements: the device was disturbed, times are high",
+				     drift * 100, best_ref, remeasured);
+				break;
+			}
+			remeasured++;
+			warn(j, "the reference ran %.0f%% slower than its best on this machine (%.4g ms): the device was disturbed, timing again",
+			     drift * 100, best_ref);
+			continue;
 		}
-		remeasured++;
-		warn(j, "the reference ran %.0f%% slower than its best on this machine (%.4g ms): the device was disturbed, timing again",
-		     drift * 100, best_ref);
+		bool shaky = false;
+		for (int k = 0; k < SIDE_COUNT; k++)
+			shaky = (sides[k].r && unsteady(&sides[k])) || shaky;
+		if (!shaky || retried_unsteady)
+			break;
+		retried_unsteady = true;
 	}
 	if (rc == KF_OK) /* the last timed call's outputs, like every other's */
 		rc = check_snapshot(j, err);
@@ -1128,6 +1201,22 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	unsigned long long reasons;
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
 	cJSON_AddNumberToObject(timing, "remeasured", remeasured);
+	cJSON_AddNumberToObject(timing, "remeasured_unsteady", retried_unsteady);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct side *sd = &sides[k];
+		if (!sd->r || !unsteady(sd))
+			continue;
+		if (sd->bimodal)
+			warn(j, "the %s's times fell into two modes, %.4g ms (%d calls) and %.4g ms (%d calls), in two measurements: its median mixes them",
+			     side_names[k], sd->modes.low_median / 1e6, sd->modes.low_n, sd->modes.high_median / 1e6,
+			     sd->modes.high_n);
+		else if (!sd->judge_clock) /* said below */
+			warn(j, "the %s runner's own clock and the judge's disagreed at %d of %d timed calls, in two measurements",
+			     side_names[k], sd->rejected, sd->n);
+	}
+	if (sides[SIDE_CANDIDATE].judge_clock)
+		warn(j, "the candidate's runner claimed times the judge's clock does not support at %d of %d calls: every candidate time is the judge's clock less the trusted overhead",
+		     sides[SIDE_CANDIDATE].rejected, sides[SIDE_CANDIDATE].n);
 	if (j->s->ops->clocks) {
 		j->s->ops->clocks(j->o->device, &cl.after[0], &cl.after[1], &reasons);
 		clocks_json(&cl, timing);
@@ -1138,7 +1227,11 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	for (int k = 0; k < SIDE_COUNT; k++)
 		if (sides[k].r)
 			cJSON_AddItemToObject(timing, side_names[k], stats_json(&sides[k], &st[k]));
-	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);
+	cJSON *ov = cJSON_AddObjectToObject(timing, "trusted_overhead");
+	cJSON_AddNumberToObject(ov, "gap_median_ns", tr.gap_median_ns);
+	cJSON_AddNumberToObject(ov, "gap_p90_ns", tr.gap_p90_ns);
+	cJSON_AddNumberToObject(ov, "allowance_ns", gap_allowance_ns[j->b]);
+	cJSON_AddNumberToObject(ov, "allowance_share", gap_allowance_share[j->b]);
 	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->s->ops->flush_bytes(j->s->area));
 	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
 	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));
@@ -1174,8 +1267,11 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
 		       t_ms, t_sol_ms, kf_sol_bound_name(bound), j->peaks->device);
 out:
-	for (int k = 0; k < SIDE_COUNT; k++)
+	for (int k = 0; k < SIDE_COUNT; k++) {
 		free(sides[k].samples_ns);
+		free(sides[k].wall_ns);
+		free(sides[k].claim_ns);
+	}
 	free(cl.sm);
 	free(cl.mem);
 	*vend = sides[SIDE_VENDOR].r; /* NULL once dropped (and already stopped) */

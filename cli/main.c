@@ -1,4 +1,5 @@
 /* kforge's entry point: parses the subcommand and dispatches. Nothing else lives here. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* A runner (any candidate) that dies leaves a broken pipe; writing to it must fail with
+	 * EPIPE, which the judge turns into that candidate's verdict, never end kforge. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return KF_EXIT_USAGE;

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static int write_proc(const char *path, const char *text)
@@ -53,15 +56,37 @@ int kf_jail_unshare(bool pid_ns)
 
 int kf_jail_drop_root(void)
 {
+	return kf_jail_drop_root_to(KF_JAIL_NOBODY_UID);
+}
+
+int kf_jail_drop_root_to(uid_t uid)
+{
 	if (geteuid() != 0)
 		return 0;
 	if (setgroups(0, NULL) != 0)
 		return -1;
-	if (setresgid(KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID) != 0)
+	if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) != 0)
 		return -1;
-	if (setresuid(KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID, KF_JAIL_NOBODY_UID) != 0)
+	if (setresuid(uid, uid, uid) != 0)
 		return -1;
 	return 0;
+}
+
+uid_t kf_jail_fresh_uid(void)
+{
+	const uint32_t span = KF_JAIL_UID_END - KF_JAIL_UID_MIN;
+	/* Rejection sampling below the largest multiple of span keeps the draw uniform. */
+	const uint32_t limit = UINT32_MAX - UINT32_MAX % span;
+	uint32_t r;
+	do {
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)getpid() << 16;
+			break;
+		}
+	} while (r >= limit);
+	return (uid_t)(KF_JAIL_UID_MIN + r % span);
 }
 
 static int set_one(int res, rlim_t soft, rlim_t hard)

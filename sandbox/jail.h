@@ -8,7 +8,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KF_JAIL_NOBODY_UID 65534 /* the uid root drops to inside a jail */
+#define KF_JAIL_NOBODY_UID 65534 /* the uid root drops to inside a jail (kf_jail_drop_root) */
+/* Fresh jail uids are drawn from [KF_JAIL_UID_MIN, KF_JAIL_UID_END): far above the ids
+ * distributions give system and login users and systemd's dynamic users (all below 65536),
+ * and below 2^31, so no tool mistakes one for -1 or a negative id. 2^30 - 2^16 values: k jails
+ * at once share a uid with probability about k^2 / 2^31. */
+#define KF_JAIL_UID_MIN 0x40000000u
+#define KF_JAIL_UID_END 0x7fff0000u
 
 struct kf_jail_limits {
 	double cpu_s;         /* RLIMIT_CPU (soft; hard = soft + 1 s) */
@@ -29,6 +35,15 @@ int kf_jail_unshare(bool pid_ns);
 #define KF_JAIL_NS_PID 16
 /* When running as root: drop supplementary groups and become KF_JAIL_NOBODY_UID. -1 on failure. */
 int kf_jail_drop_root(void);
+/* A uid (and gid, the same number) for one jail only, drawn uniformly from
+ * [KF_JAIL_UID_MIN, KF_JAIL_UID_END) with getrandom(): no file on the host belongs to it, and
+ * RLIMIT_NPROC, which the kernel counts per uid, becomes a limit of that one jail. Never fails
+ * (falls back to the clock and pid if getrandom is unavailable). Async-signal-safe. */
+uid_t kf_jail_fresh_uid(void);
+/* When running as root: drop supplementary groups (setgroups(0)), then setresgid and setresuid
+ * to uid (gid = uid). Not root (a user namespace maps only the caller's own uid): nothing to
+ * do, returns 0. -1 with errno set on failure. */
+int kf_jail_drop_root_to(uid_t uid);
 /* Applies the limits. -1 (errno set) on failure. */
 int kf_jail_set_limits(const struct kf_jail_limits *l);
 /* Closes every descriptor >= first. */

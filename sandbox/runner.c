@@ -1,10 +1,18 @@
 /* Judge-side control of one untrusted runner (see sandbox.h): spawning it into its jail,
- * the command/reply exchange with a watchdog on every wait, and turning the way a runner
- * ended (a report, a signal, an exit, a timeout) into a verdict with a reason. */
+ * the command/reply exchange with a watchdog on every wait, the judge's own clock on every
+ * exchange, freezing the runner's process tree between exchanges, the calibration on the
+ * runner's trusted no-op call before the candidate is loaded, and turning the way a runner
+ * ended (a report, a signal, an exit, a timeout) into a verdict with a reason.
+ *
+ * Once LOAD is sent, everything on the reply pipe may have been written by the candidate: a
+ * reply is a claim about its own call at most, never a set-up error, and its timing claim is
+ * only ever reported beside the judge's clock. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +36,21 @@
 #define KF_RUNNER_LOG_CAP (1u << 20)  /* stdout+stderr bytes before SIGXFSZ */
 #define KF_RUNNER_LOG_KEEP (16u << 10) /* bytes of it kept for the record */
 #define KF_FD_PARK 100                 /* descriptors are parked here while being renumbered */
+#define KF_REPLY_SPIN_NS 2000000LL     /* busy-poll a reply this long before sleeping in poll() */
+#define KF_FREEZE_TIMEOUT_NS 1000000000LL /* every runner thread stopped within this, or killed */
+#define KF_FREEZE_POLL_NS 20000L       /* pause between looks at the runner's threads */
+#define KF_CALIB_P90 0.9
 
 struct kf_runner {
-	pid_t pid; /* the jail process; also the process group of the whole tree */
+	pid_t pid;        /* the jail process; also the process group of the whole tree */
+	pid_t runner_pid; /* the runner process (the jail's grandchild), host pid; 0 until found */
 	int cmd_fd, reply_fd, status_fd, log_fd;
 	double call_timeout_s;
 	enum kf_backend backend;
-	bool ready; /* answered READY: it takes commands */
+	bool frozen; /* the tree was stopped after the last reply */
+	bool loaded; /* LOAD was sent: from here on the reply pipe speaks for the candidate */
+	bool ready;  /* answered READY: it takes commands */
+	struct kf_runner_calib calib;
 	char *output;
 };
 
@@ -70,31 +86,39 @@ static int runner_path(enum kf_backend b, char *out, size_t len, kf_err *err)
 		       kf_backend_name(b), kf_backend_name(b));
 }
 
-/* Reads one whole message before the deadline. 0 ok, 1 EOF, 2 timeout, -1 error. */
-static int read_msg(int fd, struct kf_msg *m, int64_t deadline_ns)
+/* Reads one whole message before the deadline; *done_ns is the judge's clock when it was
+ * complete. The first KF_REPLY_SPIN_NS are spent spinning on a non-blocking read, so a quick
+ * reply is seen when it is written, not when the scheduler wakes a sleeper. 0 ok, 1 EOF,
+ * 2 timeout, -1 error. */
+static int read_msg(int fd, struct kf_msg *m, int64_t deadline_ns, int64_t *done_ns)
 {
 	size_t got = 0;
+	int64_t spin_end = kf_now_ns() + KF_REPLY_SPIN_NS;
 	while (got < sizeof *m) {
-		int64_t left = deadline_ns - kf_now_ns();
-		if (left <= 0)
-			return 2;
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int pr = poll(&p, 1, (int)(left / 1000000 + 1));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0)
-			return -1;
-		if (pr == 0)
-			continue;
 		ssize_t n = read(fd, (char *)m + got, sizeof *m - got);
-		if (n < 0 && errno == EINTR)
+		if (n > 0) {
+			got += (size_t)n;
 			continue;
-		if (n < 0)
-			return -1;
+		}
 		if (n == 0)
 			return 1;
-		got += (size_t)n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1;
+		int64_t now = kf_now_ns();
+		if (now >= deadline_ns)
+			return 2;
+		if (now < spin_end) {
+			sched_yield();
+			continue;
+		}
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int pr = poll(&p, 1, (int)((deadline_ns - now) / 1000000 + 1));
+		if (pr < 0 && errno != EINTR)
+			return -1;
 	}
+	*done_ns = kf_now_ns();
 	return 0;
 }
 
@@ -104,10 +128,100 @@ static void kill_tree(struct kf_runner *r)
 		kill(-r->pid, SIGKILL);
 }
 
+/* Lets the whole tree run again (before a command, and before reaping: the namespace init
+ * must be running to report how the runner ended). */
+static void thaw(struct kf_runner *r)
+{
+	if (r->frozen && r->pid > 0)
+		kill(-r->pid, SIGCONT);
+	r->frozen = false;
+}
+
+/* The only child listed in /proc/<pid>/task/<pid>/children, 0 if none. */
+static pid_t only_child(pid_t pid)
+{
+	char path[64], line[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	pid_t c = 0;
+	if (fgets(line, sizeof line, f))
+		c = (pid_t)strtol(line, NULL, 10);
+	fclose(f);
+	return c;
+}
+
+/* The runner is the jail's grandchild (jail -> namespace init -> runner); it cannot fork. */
+static pid_t runner_pid(struct kf_runner *r)
+{
+	if (r->runner_pid <= 0 && r->pid > 0) {
+		pid_t init = only_child(r->pid);
+		if (init > 0)
+			r->runner_pid = only_child(init);
+	}
+	return r->runner_pid;
+}
+
+/* 1 when every thread of the process is stopped or gone, 0 when one still runs. */
+static int all_threads_stopped(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 1; /* the process is gone: nothing of it runs */
+	int stopped = 1;
+	struct dirent *e;
+	while (stopped && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char stat[64], buf[512];
+		snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		int fd = open(stat, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread ended meanwhile */
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+		char *p = strrchr(buf, ')');
+		char st = p && p[1] == ' ' ? p[2] : '?';
+		if (st != 'T' && st != 't' && st != 'Z' && st != 'X')
+			stopped = 0;
+	}
+	closedir(d);
+	return stopped;
+}
+
+/* Stops the whole tree and waits until every thread of the runner is seen stopped, so nothing
+ * of the candidate runs until the next command. -1 when it did not stop in time. */
+static int freeze(struct kf_runner *r)
+{
+	if (r->pid <= 0)
+		return 0;
+	kill(-r->pid, SIGSTOP);
+	r->frozen = true;
+	pid_t rp = runner_pid(r);
+	if (rp <= 0)
+		return 0; /* no runner left to stop */
+	int64_t deadline = kf_now_ns() + KF_FREEZE_TIMEOUT_NS;
+	while (!all_threads_stopped(rp)) {
+		if (kf_now_ns() >= deadline)
+			return -1;
+		struct timespec pause = { .tv_nsec = KF_FREEZE_POLL_NS };
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
 /* Kills the whole tree and reaps the jail process, our only child. */
 static void kill_and_wait(struct kf_runner *r)
 {
 	kill_tree(r);
+	thaw(r);
 	if (r->pid > 0) {
 		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -119,6 +233,7 @@ static void kill_and_wait(struct kf_runner *r)
 static int reap(struct kf_runner *r, int *runner_status)
 {
 	int got = -1;
+	thaw(r);
 	struct pollfd p = { .fd = r->status_fd, .events = POLLIN };
 	if (r->status_fd >= 0 && poll(&p, 1, KF_RUNNER_REAP_TIMEOUT_MS) > 0) {
 		int32_t st;
@@ -143,10 +258,19 @@ static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt,
 	va_end(ap);
 }
 
-/* A runner that reported something before ending. */
-static void classify_msg(const struct kf_msg *m, struct kf_call_result *res)
+/* A runner that sent something other than the reply awaited. Before LOAD only the runner's own
+ * code runs, so its set-up error is believed; after LOAD the pipe speaks for the candidate and
+ * a set-up error (or anything else unexpected) is a forgery. */
+static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, struct kf_call_result *res)
 {
 	char name[64];
+	if (!r->loaded) {
+		if (m->type == KF_MSG_SETUP_ERROR)
+			died(res, KF_V_INTERNAL_ERROR, "the runner could not set up its jail: %.200s", m->text);
+		else
+			died(res, KF_V_INTERNAL_ERROR, "the runner sent message %u during set-up", m->type);
+		return;
+	}
 	switch (m->type) {
 	case KF_MSG_VIOLATION:
 		died(res, KF_V_SANDBOX_VIOLATION, "forbidden system call %s %s",
@@ -165,21 +289,31 @@ static void classify_msg(const struct kf_msg *m, struct kf_call_result *res)
 	case KF_MSG_INIT_FAILED:
 		died(res, KF_V_RUNTIME_ERROR, "kf_init returned %d", m->rc);
 		break;
-	case KF_MSG_SETUP_ERROR:
-		died(res, KF_V_INTERNAL_ERROR, "the runner could not set up its jail: %.200s", m->text);
-		break;
 	default:
-		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (unexpected message %u)",
-		     m->type);
+		died(res, KF_V_SANDBOX_VIOLATION, "the candidate forged a runner message (type %u) %s", m->type,
+		     phase_name(m->rc));
 	}
 }
 
-/* A runner that ended without a report: read its wait status. */
+/* A runner that ended without a report: read its wait status. Before LOAD that is kforge's own
+ * failure, never the candidate's. */
 static void classify_status(struct kf_runner *r, int phase, struct kf_call_result *res)
 {
 	int st = 0;
 	if (reap(r, &st) != 0) {
-		died(res, KF_V_CRASH, "the runner vanished %s without a status", phase_name(phase));
+		if (!r->loaded)
+			died(res, KF_V_INTERNAL_ERROR, "the runner vanished during set-up without a status");
+		else
+			died(res, KF_V_CRASH, "the runner vanished %s without a status", phase_name(phase));
+		return;
+	}
+	if (!r->loaded) {
+		if (WIFSIGNALED(st))
+			died(res, KF_V_INTERNAL_ERROR, "the runner was killed by SIG%s during set-up",
+			     sigabbrev_np(WTERMSIG(st)));
+		else
+			died(res, KF_V_INTERNAL_ERROR, "the runner exited with status %d during set-up",
+			     WIFEXITED(st) ? WEXITSTATUS(st) : st);
 		return;
 	}
 	if (WIFSIGNALED(st)) {
@@ -203,17 +337,38 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 	}
 }
 
-/* Waits for the reply to a command; fills res when the runner died or misbehaved. */
+/* The runner's fault handler said where it faulted; how it ended is read as usual. A forged
+ * report only turns the evaluation into a crash. */
+static void classify_fault(struct kf_runner *r, const struct kf_msg *m, int phase, struct kf_call_result *res)
+{
+	classify_status(r, phase, res);
+	res->status = KF_CALL_DIED;
+	res->verdict = KF_V_CRASH;
+	res->fault_known = m->rc == 1;
+	res->fault_off = m->bytes;
+	res->fault_write = m->sysno == 1;
+	if (res->fault_known) {
+		size_t len = strlen(res->reason);
+		snprintf(res->reason + len, sizeof res->reason - len, " (a %s at byte %llu of the shared buffer area)",
+			 res->fault_write ? "write" : "read", (unsigned long long)res->fault_off);
+	}
+}
+
+/* Waits for the reply to a command; fills res when the runner died or misbehaved. *done_ns is
+ * the judge's clock when the reply was complete. */
 static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, double timeout_s,
-		 struct kf_msg *m, struct kf_call_result *res)
+		 struct kf_msg *m, int64_t *done_ns, struct kf_call_result *res)
 {
 	int64_t deadline = kf_now_ns() + (int64_t)(timeout_s * 1e9);
-	int rc = read_msg(r->reply_fd, m, deadline);
+	int rc = read_msg(r->reply_fd, m, deadline, done_ns);
+	if (rc != 0)
+		*done_ns = kf_now_ns();
 	if (rc == 2) {
 		kill_tree(r);
 		reap(r, &(int){ 0 });
-		died(res, KF_V_TIMEOUT, "no answer %s within %.1f s (wall-clock limit); the process tree was killed",
-		     phase_name(phase), timeout_s);
+		died(res, r->loaded ? KF_V_TIMEOUT : KF_V_INTERNAL_ERROR,
+		     "no answer %s within %.1f s (wall-clock limit); the process tree was killed", phase_name(phase),
+		     timeout_s);
 		return -1;
 	}
 	if (rc != 0) {
@@ -223,12 +378,16 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 	if (m->magic != KF_PROTO_MAGIC) {
 		kill_tree(r);
 		reap(r, &(int){ 0 });
-		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (bad message) %s",
-		     phase_name(phase));
+		died(res, r->loaded ? KF_V_SANDBOX_VIOLATION : KF_V_INTERNAL_ERROR,
+		     "the result channel was tampered with (bad message) %s", phase_name(phase));
+		return -1;
+	}
+	if (m->type == KF_MSG_FAULT && r->loaded) {
+		classify_fault(r, m, phase, res);
 		return -1;
 	}
 	if (m->type != want) {
-		classify_msg(m, res);
+		classify_msg(r, m, res);
 		kill_tree(r);
 		reap(r, &(int){ 0 });
 		return -1;
@@ -236,8 +395,8 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 	if (m->nonce != nonce) {
 		kill_tree(r);
 		reap(r, &(int){ 0 });
-		died(res, KF_V_SANDBOX_VIOLATION, "the result channel was tampered with (forged reply) %s",
-		     phase_name(phase));
+		died(res, r->loaded ? KF_V_SANDBOX_VIOLATION : KF_V_INTERNAL_ERROR,
+		     "the result channel was tampered with (forged reply) %s", phase_name(phase));
 		return -1;
 	}
 	return 0;
@@ -246,9 +405,11 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 static int park(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, KF_FD_PARK); }
 
 static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], int devnull, int log,
-						  int cmd, int reply, int shm, int so, int status)
+						  int cmd, int reply, int shm, int so, int status, int shm_ro)
 {
-	int src[] = { park(devnull), park(log), park(log), park(cmd), park(reply), park(shm), park(so), park(status) };
+	int src[] = { park(devnull), park(log),    park(log), park(cmd),   park(reply),
+		      park(shm),     park(so),     park(status), park(shm_ro) };
+	_Static_assert(sizeof src / sizeof src[0] == KF_RFD_FIRST_FREE, "one source per runner descriptor");
 	for (int fd = 0; fd < (int)(sizeof src / sizeof src[0]); fd++)
 		if (src[fd] < 0 || dup2(src[fd], fd) < 0)
 			_exit(KF_RUNNER_EXIT_SETUP);
@@ -257,15 +418,27 @@ static __attribute__((noreturn)) void exec_jail(const char *runner, char *const 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (setpgid(0, 0) != 0)
 		_exit(KF_RUNNER_EXIT_SETUP);
+	/* The runner must not inherit kforge's ignored SIGPIPE. */
+	signal(SIGPIPE, SIG_DFL);
 	kf_jail_unshare(true);
 	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", NULL };
 	execve(runner, argv, envp);
 	_exit(KF_RUNNER_EXIT_SETUP);
 }
 
+/* A runner that dies leaves a broken pipe: kforge must see EPIPE, never die of SIGPIPE. Set for
+ * any program linking the library (tests, benchmarks) unless it chose a handler itself. */
+static void ignore_sigpipe(void)
+{
+	struct sigaction old;
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+		signal(SIGPIPE, SIG_IGN);
+}
+
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err)
 {
 	*out = NULL;
+	ignore_sigpipe();
 	char path[PATH_MAX];
 	if (runner_path(o->backend, path, sizeof path, err) != KF_OK)
 		return err->code;
@@ -276,6 +449,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	r->backend = o->backend;
 	int cmd[2] = { -1, -1 }, reply[2] = { -1, -1 }, status[2] = { -1, -1 };
 	int so = -1, devnull = -1;
+	bool have_ro = o->shm_ro_bytes > 0 && o->shm_ro_fd >= 0;
 
 	r->log_fd = memfd_create("kforge-output", MFD_CLOEXEC);
 	if (r->log_fd < 0) {
@@ -288,25 +462,29 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 		kf_errno(err, KF_EINTERNAL, "cannot open %s", so < 0 ? o->so_path : "/dev/null");
 		goto fail;
 	}
-	if (pipe2(cmd, O_CLOEXEC) || pipe2(reply, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
+	/* The judge's end of the reply pipe is non-blocking: it spins on it (read_msg). */
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(reply, O_CLOEXEC) || pipe2(status, O_CLOEXEC) ||
+	    fcntl(reply[0], F_SETFL, O_NONBLOCK) != 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot create the runner's pipes");
 		goto fail;
 	}
-	char a_shm[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16], a_vendor[4];
+	char a_shm[32], a_ro[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16], a_vendor[4];
 	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
+	snprintf(a_ro, sizeof a_ro, "%zu", have_ro ? o->shm_ro_bytes : 0);
 	snprintf(a_dev, sizeof a_dev, "%d", o->device);
 	snprintf(a_cpu, sizeof a_cpu, "%.0f", o->cpu_limit_s > 1 ? o->cpu_limit_s : 1);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
 	snprintf(a_vendor, sizeof a_vendor, "%d", o->vendor_libs ? 1 : 0);
-	char *argv[] = { path, "jail", a_shm, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
+	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
 	r->pid = fork();
 	if (r->pid < 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot fork the runner");
 		goto fail;
 	}
 	if (r->pid == 0)
-		exec_jail(path, argv, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1]);
+		exec_jail(path, argv, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
+			  have_ro ? o->shm_ro_fd : devnull);
 	/* Also from the parent, so no window exists where the child is outside its group. */
 	setpgid(r->pid, r->pid);
 	close(cmd[0]);
@@ -333,6 +511,84 @@ fail:
 	return KF_EINTERNAL;
 }
 
+static uint64_t fresh_nonce(void)
+{
+	uint64_t n = 0;
+	while (n == 0)
+		if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n)
+			n = (uint64_t)kf_now_ns();
+	return n;
+}
+
+/* One exchange: thaw, start the clock, write the command, read the reply, stop the clock, freeze.
+ * A write to a runner that died fails with EPIPE (SIGPIPE is ignored): the reply side then reads
+ * EOF and the wait status says how it died. 0 with the reply in m, or -1 with res filled. */
+static int exchange(struct kf_runner *r, const struct kf_cmd *c, uint32_t want, int phase, double timeout_s,
+		    struct kf_msg *m, struct kf_call_result *res)
+{
+	if (r->pid <= 0) {
+		died(res, KF_V_INTERNAL_ERROR, "the runner is not running");
+		return -1;
+	}
+	thaw(r);
+	int64_t t0 = kf_now_ns();
+	ssize_t n;
+	do
+		n = write(r->cmd_fd, c, sizeof *c);
+	while (n < 0 && errno == EINTR);
+	int64_t t1 = 0;
+	int rc = await(r, c->nonce, want, phase, timeout_s, m, &t1, res);
+	res->wall_ns = t1 - t0;
+	if (rc != 0)
+		return -1;
+	if (freeze(r) != 0) {
+		kill_tree(r);
+		reap(r, &(int){ 0 });
+		died(res, r->loaded ? KF_V_TIMEOUT : KF_V_INTERNAL_ERROR,
+		     "the runner did not stop within %.1f s of replying %s; the process tree was killed",
+		     (double)KF_FREEZE_TIMEOUT_NS / 1e9, phase_name(phase));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int64_t quantile(int64_t *v, int n, double q)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_i64);
+	int i = (int)(q * (n - 1) + 0.5);
+	return v[i];
+}
+
+/* Null calls on the runner's own no-op function, before anything of the candidate exists. */
+static int calibrate(struct kf_runner *r, struct kf_call_result *res)
+{
+	int64_t wall[KF_RUNNER_CALIB_CALLS], gap[KF_RUNNER_CALIB_CALLS];
+	for (int i = 0; i < KF_RUNNER_CALIB_CALLS; i++) {
+		struct kf_cmd c;
+		memset(&c, 0, sizeof c);
+		c.magic = KF_PROTO_MAGIC;
+		c.type = KF_CMD_CALL;
+		c.nonce = fresh_nonce();
+		struct kf_msg m;
+		if (exchange(r, &c, KF_MSG_DONE, KF_PHASE_SETUP, KF_RUNNER_LOAD_TIMEOUT_S, &m, res) != 0)
+			return -1;
+		wall[i] = res->wall_ns;
+		gap[i] = res->wall_ns - m.ns;
+	}
+	r->calib.n = KF_RUNNER_CALIB_CALLS;
+	r->calib.wall_median_ns = quantile(wall, KF_RUNNER_CALIB_CALLS, 0.5);
+	r->calib.wall_p90_ns = quantile(wall, KF_RUNNER_CALIB_CALLS, KF_CALIB_P90);
+	r->calib.gap_median_ns = quantile(gap, KF_RUNNER_CALIB_CALLS, 0.5);
+	r->calib.gap_p90_ns = quantile(gap, KF_RUNNER_CALIB_CALLS, KF_CALIB_P90);
+	return 0;
+}
+
 int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *err)
 {
 	struct kf_runner *r = *rp;
@@ -340,14 +596,42 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 	if (r->ready) /* kept from an earlier evaluation */
 		return KF_OK;
 	struct kf_msg m;
-	if (await(r, 0, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + r->call_timeout_s, &m, res) == 0) {
+	int64_t t = 0;
+	struct kf_cmd load;
+	memset(&load, 0, sizeof load);
+	load.magic = KF_PROTO_MAGIC;
+	load.type = KF_CMD_LOAD;
+	if (await(r, 0, KF_MSG_SETUP_DONE, KF_PHASE_SETUP, KF_RUNNER_LOAD_TIMEOUT_S, &m, &t, res) != 0)
+		goto failed;
+	if (freeze(r) != 0) {
+		died(res, KF_V_INTERNAL_ERROR, "the runner did not stop within %.1f s during set-up",
+		     (double)KF_FREEZE_TIMEOUT_NS / 1e9);
+		goto failed;
+	}
+	if (calibrate(r, res) != 0)
+		goto failed;
+	/* From here on the reply pipe may be written by the candidate. */
+	r->loaded = true;
+	memset(res, 0, sizeof *res);
+	if (exchange(r, &load, KF_MSG_READY, KF_PHASE_LOAD, KF_RUNNER_LOAD_TIMEOUT_S + r->call_timeout_s, &m, res) ==
+	    0) {
+		memset(res, 0, sizeof *res);
 		r->ready = true;
 		return KF_OK;
 	}
+failed:
 	kf_runner_stop(r);
 	*rp = NULL;
 	if (res->verdict == KF_V_INTERNAL_ERROR)
 		return kf_errf(err, KF_EINTERNAL, "%s", res->reason);
+	return KF_OK;
+}
+
+int kf_runner_calibration(const struct kf_runner *r, struct kf_runner_calib *out)
+{
+	if (!r || !r->ready || r->calib.n < KF_RUNNER_CALIB_CALLS)
+		return KF_EINTERNAL;
+	*out = r->calib;
 	return KF_OK;
 }
 
@@ -358,27 +642,6 @@ int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out, stru
 	if (kf_runner_launch(o, out, err) != KF_OK)
 		return err->code;
 	return kf_runner_ready(out, res, err);
-}
-
-static uint64_t fresh_nonce(void)
-{
-	uint64_t n = 0;
-	while (n == 0)
-		if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n)
-			n = (uint64_t)kf_now_ns();
-	return n;
-}
-
-static int send_cmd(struct kf_runner *r, const struct kf_cmd *c, kf_err *err)
-{
-	if (r->pid <= 0)
-		return kf_errf(err, KF_EINTERNAL, "the runner is not running");
-	ssize_t n;
-	do
-		n = write(r->cmd_fd, c, sizeof *c);
-	while (n < 0 && errno == EINTR);
-	/* A runner that died leaves a broken pipe: the reply side will explain why. */
-	return KF_OK;
 }
 
 int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints, int nints,
@@ -398,13 +661,8 @@ int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const 
 		c.buf_off[i] = buf_off[i];
 	for (int i = 0; i < nints; i++)
 		c.ints[i] = ints[i];
-	int64_t t0 = kf_now_ns();
-	if (send_cmd(r, &c, err) != KF_OK)
-		return err->code;
 	struct kf_msg m;
-	int rc = await(r, c.nonce, KF_MSG_DONE, KF_PHASE_LAUNCH, r->call_timeout_s, &m, res);
-	res->wall_ns = kf_now_ns() - t0;
-	if (rc != 0)
+	if (exchange(r, &c, KF_MSG_DONE, KF_PHASE_LAUNCH, r->call_timeout_s, &m, res) != 0)
 		return res->verdict == KF_V_INTERNAL_ERROR ? kf_errf(err, KF_EINTERNAL, "%s", res->reason) : KF_OK;
 	res->rc = m.rc;
 	res->runner_ns = m.ns;
@@ -419,15 +677,12 @@ int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err)
 	c.magic = KF_PROTO_MAGIC;
 	c.type = KF_CMD_PING;
 	c.nonce = fresh_nonce();
-	int64_t t0 = kf_now_ns();
-	if (send_cmd(r, &c, err) != KF_OK)
-		return err->code;
 	struct kf_msg m;
 	struct kf_call_result res;
 	memset(&res, 0, sizeof res);
-	if (await(r, c.nonce, KF_MSG_PONG, KF_PHASE_LAUNCH, r->call_timeout_s, &m, &res) != 0)
+	if (exchange(r, &c, KF_MSG_PONG, KF_PHASE_LAUNCH, r->call_timeout_s, &m, &res) != 0)
 		return kf_errf(err, KF_EINTERNAL, "runner ping failed: %s", res.reason);
-	*wall_ns = kf_now_ns() - t0;
+	*wall_ns = res.wall_ns;
 	return KF_OK;
 }
 

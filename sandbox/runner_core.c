@@ -141,7 +141,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 /* ---- the runner proper (pid 2 of the namespace) ---- */
 
 struct runner_args {
-	size_t shm_bytes;
+	size_t shm_bytes, shm_ro_bytes;
 	int device;
 	bool vendor_libs;
 	struct kf_jail_limits lim;
@@ -168,8 +168,17 @@ static int read_cmd(struct kf_cmd *c)
 	return c->magic == KF_PROTO_MAGIC ? 0 : -1;
 }
 
-static void serve(const struct kf_runner_backend *be, void *state, char *base, size_t bytes,
-		  kf_shim_call_fn call)
+/* The runner's own call for the judge's calibration: no work, through the same path. */
+static int null_call(void *const *bufs, const long long *ints, void *stream)
+{
+	(void)bufs, (void)ints, (void)stream;
+	return 0;
+}
+
+/* Answers commands with `call` until the pipe ends (0) or, when load_ends is set, a LOAD
+ * arrives (1). */
+static int serve(const struct kf_runner_backend *be, void *state, char *base, size_t bytes,
+		 kf_shim_call_fn call, bool load_ends)
 {
 	struct kf_cmd c;
 	char why[KF_PROTO_TEXT_MAX];
@@ -178,6 +187,8 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		memset(&m, 0, sizeof m);
 		m.magic = KF_PROTO_MAGIC;
 		m.nonce = c.nonce;
+		if (c.type == KF_CMD_LOAD && load_ends)
+			return 1;
 		if (c.type == KF_CMD_PING) {
 			m.type = KF_MSG_PONG;
 			send_msg(&m);
@@ -185,7 +196,7 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		}
 		void *bufs[KF_PROTO_MAX_BUFS] = { 0 };
 		long long ints[KF_PROTO_MAX_INTS] = { 0 };
-		if (c.nbufs > KF_PROTO_MAX_BUFS || c.nints > KF_PROTO_MAX_INTS)
+		if (c.type != KF_CMD_CALL || c.nbufs > KF_PROTO_MAX_BUFS || c.nints > KF_PROTO_MAX_INTS)
 			die_setup("malformed command from the judge");
 		for (uint32_t i = 0; i < c.nbufs; i++) {
 			if (c.buf_off[i] >= bytes)
@@ -194,7 +205,8 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		}
 		for (uint32_t i = 0; i < c.nints; i++)
 			ints[i] = c.ints[i];
-		g_phase = KF_PHASE_LAUNCH;
+		if (!load_ends)
+			g_phase = KF_PHASE_LAUNCH;
 		int rc = 0;
 		int64_t device_ns = -1;
 		int64_t t0 = now_ns();
@@ -202,7 +214,7 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		int64_t t1 = now_ns();
 		if (ok != 0) {
 			/* A poisoned device context is never reused: report and end. */
-			send_text(KF_MSG_DEVICE_ERROR, rc, why);
+			send_text(load_ends ? KF_MSG_SETUP_ERROR : KF_MSG_DEVICE_ERROR, rc, why);
 			_exit(KF_RUNNER_EXIT_SETUP);
 		}
 		m.type = KF_MSG_DONE;
@@ -210,6 +222,56 @@ static void serve(const struct kf_runner_backend *be, void *state, char *base, s
 		m.ns = device_ns >= 0 ? device_ns : t1 - t0;
 		send_msg(&m);
 	}
+	return 0;
+}
+
+/* ---- SIGSEGV/SIGBUS: say where the fault was, then die of the signal ---- */
+
+static uintptr_t g_area_base;
+static size_t g_area_bytes;
+#define KF_PF_WRITE 2 /* x86 page-fault error code: the access was a write */
+#define KF_ALTSTACK_BYTES (64 * 1024)
+
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	/* Only faults the kernel raised carry an address; a raise() of the signal is just a crash. */
+	if (si->si_code > 0) {
+		uintptr_t a = (uintptr_t)si->si_addr;
+		struct kf_msg m;
+		memset(&m, 0, sizeof m);
+		m.magic = KF_PROTO_MAGIC;
+		m.type = KF_MSG_FAULT;
+		m.rc = a >= g_area_base && a - g_area_base < g_area_bytes;
+		m.bytes = (uint64_t)(a - g_area_base);
+		m.sysno = (uc->uc_mcontext.gregs[REG_ERR] & KF_PF_WRITE) != 0;
+		m.ns = sig;
+		send_msg(&m);
+	}
+	/* Back to the default action: the faulting instruction runs again and the process dies of
+	 * the signal (a raised one is raised again), so the wait status names it. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	if (si->si_code <= 0)
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
+static int install_fault_handler(void)
+{
+	static char altstack[KF_ALTSTACK_BYTES];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+	if (sigaltstack(&ss, NULL) != 0)
+		return -1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGBUS, &sa, NULL) != 0)
+		return -1;
+	return 0;
 }
 
 static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend *be, const struct runner_args *a)
@@ -226,9 +288,16 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	if (be->setup && be->setup(&state, a->device, a->lim.data_bytes, a->vendor_libs, why, sizeof why) != 0)
 		die_setup(why);
 	size_t area_bytes = 0;
-	char *base = be->map_buffers(state, KF_RFD_SHM, a->shm_bytes, &area_bytes, why, sizeof why);
+	char *base = be->map_buffers(state, KF_RFD_SHM, a->shm_bytes, KF_RFD_SHM_RO, a->shm_ro_bytes, &area_bytes,
+				     why, sizeof why);
 	if (!base)
 		die_setup(why);
+	close(KF_RFD_SHM);
+	close(KF_RFD_SHM_RO);
+	g_area_base = (uintptr_t)base;
+	g_area_bytes = area_bytes;
+	if (install_fault_handler() != 0)
+		die_setup("cannot install the fault handler");
 	g_so_fd = KF_RFD_SO;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -239,6 +308,16 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 		die_setup("cannot install the SIGSYS handler");
 	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, why, sizeof why) != 0)
 		die_setup(why);
+
+	/* Trusted until LOAD: the judge times null calls through the backend's own call path. */
+	struct kf_msg done;
+	memset(&done, 0, sizeof done);
+	done.magic = KF_PROTO_MAGIC;
+	done.type = KF_MSG_SETUP_DONE;
+	done.bytes = (uint64_t)(uintptr_t)base;
+	send_msg(&done);
+	if (serve(be, state, base, area_bytes, null_call, true) != 1)
+		_exit(0);
 
 	g_armed = 1;
 	g_phase = KF_PHASE_LOAD;
@@ -263,7 +342,7 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 		_exit(0);
 	}
 	send_text(KF_MSG_READY, 0, NULL);
-	serve(be, state, base, area_bytes, call);
+	serve(be, state, base, area_bytes, call, false);
 	_exit(0);
 }
 
@@ -311,16 +390,16 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-/* argv: jail SHM_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE VENDOR_LIBS(0|1) */
+/* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE VENDOR_LIBS(0|1) */
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 {
 	struct runner_args a;
 	memset(&a, 0, sizeof a);
 	size_t cpu_s = 0, device = 0, vendor = 0;
-	if (argc != 8 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
-	    parse_size(argv[3], &cpu_s) || parse_size(argv[4], &a.lim.data_bytes) ||
-	    parse_size(argv[5], &a.lim.fsize_bytes) || parse_size(argv[6], &device) || parse_size(argv[7], &vendor) ||
-	    vendor > 1) {
+	if (argc != 9 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
+	    parse_size(argv[3], &a.shm_ro_bytes) || parse_size(argv[4], &cpu_s) ||
+	    parse_size(argv[5], &a.lim.data_bytes) || parse_size(argv[6], &a.lim.fsize_bytes) ||
+	    parse_size(argv[7], &device) || parse_size(argv[8], &vendor) || vendor > 1) {
 		fprintf(stderr, "%s: internal program of kforge (%s runner); not for direct use\n", argv[0], be->name);
 		return 2;
 	}

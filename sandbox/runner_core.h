@@ -21,10 +21,11 @@ struct kf_runner_backend {
 	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context, and
 	 * the vendor libraries when the kernel may call them). mem_cap is the memory limit in bytes. */
 	int (*setup)(void **state, int device, size_t mem_cap, bool vendor_libs, char *why, size_t why_len);
-	/* Maps the shared area and returns the base address of the buffers kernels use, and how
-	 * many bytes they span (NULL + why on failure). */
-	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why,
-			     size_t why_len);
+	/* Maps the shared area (and the read-only inputs ro_fd, ro_bytes, when ro_bytes > 0) and
+	 * returns the base address of the buffers kernels use, and how many bytes they span
+	 * (NULL + why on failure). */
+	void *(*map_buffers)(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size_t ro_bytes,
+			     size_t *area_bytes, char *why, size_t why_len);
 	/* Runs one call of the candidate; returns 0 when the call could be made (its own return
 	 * code in *rc; *device_ns the device's own timing of it, or -1 to use the host clock), -1
 	 * with why when the backend failed (a sticky device error, say). */

@@ -4,9 +4,10 @@
 
 #include "sandbox/runner_core.h"
 
-static void *cpu_map(void *state, int shm_fd, size_t bytes, size_t *area_bytes, char *why, size_t why_len)
+static void *cpu_map(void *state, int shm_fd, size_t bytes, int ro_fd, size_t ro_bytes, size_t *area_bytes,
+		     char *why, size_t why_len)
 {
-	(void)state;
+	(void)state, (void)ro_fd, (void)ro_bytes;
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
 	if (p == MAP_FAILED) {
 		snprintf(why, why_len, "cannot map %zu bytes of shared buffers", bytes);

@@ -134,9 +134,11 @@ static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, cha
 	return 0;
 }
 
-static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, size_t *area_bytes, char *why, size_t why_len)
+/* The inputs live in the device area too: no read-only host mapping on this backend. */
+static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size_t ro_bytes, size_t *area_bytes,
+		      char *why, size_t why_len)
 {
-	(void)state;
+	(void)state, (void)ro_fd, (void)ro_bytes;
 	if (shm_bytes < sizeof(struct kf_cuda_shared)) {
 		snprintf(why, why_len, "the shared area is too small for a CUDA handle");
 		return NULL;

@@ -19,10 +19,13 @@ enum kf_runner_fd {
 	KF_RFD_SHM = 5,    /* shared buffers (memfd) */
 	KF_RFD_SO = 6,     /* the candidate shared object, opened read-only by the judge */
 	KF_RFD_STATUS = 7, /* the namespace init writes the runner's wait status here */
-	KF_RFD_FIRST_FREE = 8,
+	KF_RFD_SHM_RO = 8, /* read-only inputs (a sealed memfd), or /dev/null when unused */
+	KF_RFD_FIRST_FREE = 9,
 };
 
-enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2 }; /* a runner is ended by killing it */
+/* A runner is ended by killing it. Until LOAD, CALL runs the runner's own no-op function through
+ * the backend's call path: the judge calibrates its clock on that trusted code. */
+enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2, KF_CMD_LOAD = 3 };
 
 enum kf_msg_type {
 	KF_MSG_READY = 1,      /* loaded, kf_init done */
@@ -34,6 +37,9 @@ enum kf_msg_type {
 	KF_MSG_INIT_FAILED = 7,/* kf_init returned rc */
 	KF_MSG_SETUP_ERROR = 8,/* the runner could not set up its jail; text says why (kforge's fault) */
 	KF_MSG_DEVICE_ERROR = 9,/* the device failed during a call (a sticky CUDA error); text names it */
+	KF_MSG_SETUP_DONE = 10,/* jail and filter in place, nothing loaded: calibration calls now */
+	KF_MSG_FAULT = 11,     /* SIGSEGV/SIGBUS at `bytes` past the area base (rc: 1 if inside the area),
+				  sysno: 1 for a write */
 };
 
 /* What the runner was doing; reported with violations. */

@@ -68,6 +68,9 @@ struct kf_runner_opts {
 	int shm_fd;               /* the judge's shared area (a memfd): the buffers on the CPU, the
 				     device-memory handle on CUDA; the runner maps it */
 	size_t shm_bytes;
+	int shm_ro_fd;            /* CPU: the inputs, mapped read-only by the runner (a sealed memfd);
+				     -1 when unused */
+	size_t shm_ro_bytes;      /* 0 when unused */
 	int device;               /* GPU ordinal (CUDA) */
 	double call_timeout_s;    /* wall limit per call (watchdog) */
 	double cpu_limit_s;       /* RLIMIT_CPU for the whole runner */
@@ -85,11 +88,29 @@ enum kf_call_status {
 struct kf_call_result {
 	enum kf_call_status status;
 	int rc;
-	int64_t runner_ns;    /* the runner's own measurement of the call */
-	int64_t wall_ns;      /* the judge's wall clock, send to reply */
+	int64_t runner_ns;    /* the runner's own claim about the call (untrusted) */
+	int64_t wall_ns;      /* the judge's clock: from just before the command is written to the
+				 moment the reply is read (busy-polled at first, so wake-up latency
+				 does not inflate it) */
 	enum kf_verdict verdict; /* when DIED: timeout, cpu_timeout, crash, sandbox_violation, ... */
 	char reason[512];
+	/* When DIED of SIGSEGV/SIGBUS: the runner's own fault handler (installed before the candidate
+	 * loads) reported an address inside the shared buffer area, at fault_off bytes past the
+	 * area's base; fault_write tells a write from a read. Only ever grounds for a rejection. */
+	bool fault_known;
+	uint64_t fault_off;
+	bool fault_write;
 };
+
+/* The judge's clock on null calls made before the candidate was loaded: the runner's own no-op
+ * function through the backend's call path, same protocol, same thaw and freeze (trusted). */
+struct kf_runner_calib {
+	int n;                    /* null calls measured (>= KF_RUNNER_CALIB_CALLS) */
+	int64_t wall_median_ns, wall_p90_ns; /* the judge's clock per call */
+	int64_t gap_median_ns, gap_p90_ns;   /* wall_ns - runner_ns per call */
+};
+
+#define KF_RUNNER_CALIB_CALLS 16
 
 struct kf_runner;
 
@@ -102,13 +123,19 @@ int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out,
  * once: launch spawns and returns; ready waits for the runner's READY, and on a start-up failure
  * stops it, sets *r to NULL and fills died. */
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err);
+/* Waits for the runner's set-up, calibrates (kf_runner_calibration), then has it load the
+ * candidate and waits for READY. */
 int kf_runner_ready(struct kf_runner **r, struct kf_call_result *died, kf_err *err);
-/* Runs kf_launch once on buffers at the given offsets into the shared area. */
+/* The calibration made by kf_runner_ready (r must be ready). */
+int kf_runner_calibration(const struct kf_runner *r, struct kf_runner_calib *out);
+/* Runs kf_launch once on buffers at the given offsets into the shared area. Between calls (from
+ * the reply to the next command) the runner's whole process tree is stopped. */
 int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints,
 		   int nints, struct kf_call_result *res, kf_err *err);
-/* Round trip with no candidate code (measures the protocol's own cost). */
+/* Round trip through the runner's command loop (candidate-controlled once it is loaded). */
 int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err);
-/* Captured stdout/stderr of the runner (capped), for the record. Valid until stop. */
+/* Captured stdout/stderr of the runner (capped), for the record, as valid UTF-8 with control
+ * characters other than \n and \t escaped as \xNN. Valid until stop. */
 const char *kf_runner_output(struct kf_runner *r);
 /* Kills the runner's process tree and frees r (NULL is fine). */
 void kf_runner_stop(struct kf_runner *r);

@@ -855,6 +855,8 @@ struct side {
  * loaded. */
 struct trust {
 	double gap_median_ns, gap_p90_ns;
+	double ref_gap_p90_ns; /* the reference's own: a trusted side's clocks disagree beyond it */
+	struct kf_runner_calib cal; /* the candidate's runner, before its code was loaded */
 };
 
 /* SM and memory clocks sampled once per iteration of the timing loop, with the reasons the
@@ -903,6 +905,13 @@ static void trusted_overhead(const struct side *ref, struct trust *tr)
 			gaps[n++] = ref->wall_ns[i] - ref->claim_ns[i];
 	double med = kf_stats_quantile(gaps, n, 0.5), p90 = kf_stats_quantile(gaps, n, KF_GAP_QUANTILE);
 	free(gaps);
+	tr->ref_gap_p90_ns = isfinite(p90) ? p90 : 0;
+	/* The tighter of the two: a strict envelope costs an honest candidate only the judge's clock's
+	 * noise, a loose one would let a forger shave its width off every call. */
+	if (tr->cal.n > 0) {
+		med = n ? fmin(med, (double)tr->cal.gap_median_ns) : (double)tr->cal.gap_median_ns;
+		p90 = n ? fmin(p90, (double)tr->cal.gap_p90_ns) : (double)tr->cal.gap_p90_ns;
+	}
 	tr->gap_median_ns = isfinite(med) ? med : 0;
 	tr->gap_p90_ns = isfinite(p90) ? p90 : 0;
 }
@@ -916,7 +925,8 @@ static void derive_samples(struct judge *j, struct side *sides, struct trust *tr
 		sd->rejected = 0;
 		for (int i = 0; i < sd->n; i++) {
 			double wall = sd->wall_ns[i], claim = sd->claim_ns[i];
-			double envelope = tr->gap_p90_ns + gap_allowance_ns[j->b] + gap_allowance_share[j->b] * claim;
+			double envelope = (sd->trusted ? tr->ref_gap_p90_ns : tr->gap_p90_ns) + gap_allowance_ns[j->b] +
+					  gap_allowance_share[j->b] * claim;
 			bool inside = claim_sane(wall, claim) && wall - claim <= envelope;
 			sd->rejected += !inside;
 			double by_wall = wall > tr->gap_median_ns ? wall - tr->gap_median_ns : wall;
@@ -928,11 +938,12 @@ static void derive_samples(struct judge *j, struct side *sides, struct trust *tr
 	}
 }
 
-/* Whether a side's measurement is unsteady: two modes, or clocks that disagree too often. */
+/* Whether a side's measurement is unsteady: two modes, or a trusted runner whose clocks disagree
+ * too often (the candidate's disagreements put it on the judge's clock instead). */
 static bool unsteady(struct side *sd)
 {
 	sd->bimodal = kf_stats_bimodal(sd->samples_ns, sd->n, &sd->modes);
-	return sd->bimodal || sd->rejected > KF_DISAGREE_SHARE * sd->n;
+	return sd->bimodal || (sd->trusted && sd->rejected > KF_DISAGREE_SHARE * sd->n);
 }
 
 /* One timed call of a side. For the candidate, every call is checked for untouched inputs and
@@ -1080,7 +1091,8 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 {
 	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
 				     .call_timeout_s = j->o->call_timeout_s, .cpu_limit_s = j->o->cpu_limit_s,
-				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs };
+				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs,
+				     .shm_ro_fd = -1 };
 	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
 	return ro;
 }
@@ -1158,6 +1170,8 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	kf_rng r;
 	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
 	struct trust tr = { 0 };
+	if (kf_runner_calibration(cand, &tr.cal) != KF_OK)
+		tr.cal.n = 0;
 
 	for (int w = 0; w < KF_WARMUP_CALLS && rc == KF_OK && j->verdict == KF_V_OK; w++)
 		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
@@ -1230,8 +1244,20 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	cJSON *ov = cJSON_AddObjectToObject(timing, "trusted_overhead");
 	cJSON_AddNumberToObject(ov, "gap_median_ns", tr.gap_median_ns);
 	cJSON_AddNumberToObject(ov, "gap_p90_ns", tr.gap_p90_ns);
+	cJSON_AddNumberToObject(ov, "reference_gap_p90_ns", tr.ref_gap_p90_ns);
 	cJSON_AddNumberToObject(ov, "allowance_ns", gap_allowance_ns[j->b]);
 	cJSON_AddNumberToObject(ov, "allowance_share", gap_allowance_share[j->b]);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct kf_runner_calib c;
+		if (!sides[k].r || kf_runner_calibration(sides[k].r, &c) != KF_OK)
+			continue;
+		cJSON *o = cJSON_AddObjectToObject(cJSON_GetObjectItem(timing, side_names[k]), "calibration");
+		cJSON_AddNumberToObject(o, "n", c.n);
+		cJSON_AddNumberToObject(o, "wall_median_ns", (double)c.wall_median_ns);
+		cJSON_AddNumberToObject(o, "wall_p90_ns", (double)c.wall_p90_ns);
+		cJSON_AddNumberToObject(o, "gap_median_ns", (double)c.gap_median_ns);
+		cJSON_AddNumberToObject(o, "gap_p90_ns", (double)c.gap_p90_ns);
+	}
 	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->s->ops->flush_bytes(j->s->area));
 	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
 	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));

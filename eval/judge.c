@@ -49,6 +49,10 @@
 static const double ref_drift[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.5, [KF_BACKEND_CUDA] = 0.1 };
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
 #define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
+/* The determinism re-run places tensor i this much further into its region (room is reserved):
+ * other pages and other cache-line offsets, still aligned for vector loads. */
+#define KF_DET_SHIFT(i) (KF_BUF_ALIGN + 256 * ((size_t)(i) + 1))
+#define KF_DET_SLACK KF_DET_SHIFT(KF_MAX_TENSORS)
 /* Timing trust. A timed call has two clocks: the judge's own (wall, command written to reply
  * read, the runner frozen outside it) and the runner's claim. The claim of a trusted runner
  * (reference, vendor baseline) is believed; the candidate's only inside an envelope drawn from
@@ -260,7 +264,7 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 	for (int i = 0; i < n_tensors(t); i++) {
 		size_t bytes = (size_t)j->s->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
 		j->s->off[i] = off;
-		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		off += (bytes + KF_DET_SLACK + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
 		size_t n = (size_t)(j->s->max_oracle_n[i] > 0 ? j->s->max_oracle_n[i] : 1);
 		size_t host = n * kf_dtype_size(t->tensors[i].dtype);
 		j->s->priv[i] = kf_xmalloc(host);
@@ -829,6 +833,83 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 	}
 	struct trial bench = { "bench", &t->bench[j->b], trial_seed(j->o->seed, k++), NULL, false, false };
 	return run_trial(j, r, &bench, err);
+}
+
+/* ---- determinism in a fresh runner ---- */
+
+/* The bench shape once more, in a runner of its own (nothing remembered from the first run), on
+ * the same input values placed at other offsets: its outputs must equal the first run's (bitwise
+ * for bitwise tasks, else within tolerance). The first run is the correctness battery's last
+ * trial, whose inputs and snapshot the judge still holds. */
+static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = &t->bench[j->b];
+	char ctx[512], shape[256];
+	describe_shape(t, s, shape, sizeof shape);
+	snprintf(ctx, sizeof ctx, "(bench shape %s, the same inputs at other offsets in a fresh runner)", shape);
+	if (check_snapshot(j, err) != KF_OK || j->verdict != KF_V_OK || past_deadline(j))
+		return err->code;
+	j->snap_shape = NULL;
+	size_t off[KF_MAX_TENSORS];
+	for (int i = 0; i < n_tensors(t); i++)
+		off[i] = j->s->off[i] + KF_DET_SHIFT(i);
+	/* The first run's inputs into the judge's copy (oracle shapes kept them on the host), its
+	 * outputs beside them. */
+	bool oracle = kf_judge_uses_oracle(t, s);
+	for (int i = 0; i < n_tensors(t); i++) {
+		size_t bytes = tensor_bytes(t, i, s);
+		int rc = i < t->n_inputs
+				 ? (oracle ? j->s->ops->upload(j->s->refarea, j->s->off[i], j->s->priv[i], bytes, err) : KF_OK)
+				 : j->s->ops->copy_from(j->s->refarea, j->s->off[i], j->s->snaparea, j->s->off[i], bytes, err);
+		if (rc == KF_OK && i < t->n_inputs)
+			rc = j->s->ops->copy_from(j->s->area, off[i], j->s->refarea, j->s->off[i], bytes, err);
+		if (rc == KF_OK && i >= t->n_inputs)
+			rc = j->s->ops->poison(j->s->area, off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err);
+		if (rc != KF_OK)
+			return err->code;
+	}
+	if (j->s->ops->sync(j->s->area, err) != KF_OK)
+		return err->code;
+	struct kf_runner *r = NULL;
+	struct kf_call_result res;
+	if (kf_runner_start(ro, &r, &res, err) != KF_OK)
+		return err->code;
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, s, ints);
+	int rc = r ? kf_runner_call(r, off, n_tensors(t), ints, t->n_symbols, &res, err) : KF_OK;
+	kf_runner_stop(r);
+	if (rc != KF_OK)
+		return rc;
+	if (res.status != KF_CALL_OK) {
+		call_failure(j, &res, ctx);
+		return KF_OK;
+	}
+	for (int i = 0; i < n_tensors(t) && j->verdict == KF_V_OK; i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, s), first;
+		size_t sz = kf_dtype_size(ten->dtype);
+		if (i < t->n_inputs || t->determinism == KF_DET_BITWISE) {
+			if (j->s->ops->diff(j->s->area, off[i], j->s->refarea, j->s->off[i], (size_t)n * sz, &first, err) != KF_OK)
+				return err->code;
+			if (first < 0)
+				continue;
+			if (i < t->n_inputs)
+				reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s", ten->name,
+				       (long long)(first / (int64_t)sz), ctx);
+			else
+				reject(j, KF_V_NONDETERMINISTIC, "output '%s' differs bitwise from the first run's (element %lld) %s",
+				       ten->name, (long long)(first / (int64_t)sz), ctx);
+			continue;
+		}
+		struct kf_cmp c;
+		if (j->s->ops->compare(j->s->area, off[i], j->s->refarea, j->s->off[i], ten->dtype, n, t->tol[ten->dtype], &c, err) != KF_OK)
+			return err->code;
+		if (!c.pass)
+			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in the first run and %.9g in another %s",
+			       ten->name, (long long)c.first_bad, c.want, c.got, ctx);
+	}
+	return KF_OK;
 }
 
 /* ---- timing ---- */
@@ -1421,6 +1502,11 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "correctness_ms", &t_phase);
+	if (j.verdict == KF_V_OK) {
+		if ((rc = fresh_repeat(&j, &ro[SIDE_CANDIDATE], err)) != KF_OK)
+			goto out;
+		phase_done(&j, "determinism_ms", &t_phase);
+	}
 	if (j.verdict == KF_V_OK) {
 		if ((rc = timing_runners(&j, &ref, &vend, err)) != KF_OK)
 			goto out;

@@ -35,6 +35,7 @@
 	X(includes_proc_self_environ)                                                                        \
 	X(is_correct_and_writes_to_stderr)                                                                   \
 	X(is_correct_with_openmp)                                                                            \
+	X(is_nondeterministic_except_at_n_1)                                                                 \
 	X(kills_its_parent)                                                                                  \
 	X(kills_its_parent_in_a_constructor)                                                                 \
 	X(loops_forever)                                                                                     \
@@ -50,6 +51,7 @@
 	X(raises_sigsegv)                                                                                    \
 	X(reads_the_environment)                                                                             \
 	X(replaces_the_sigsys_handler)                                                                       \
+	X(replays_its_last_output)                                                                           \
 	X(returns_an_error_code)                                                                             \
 	X(rounds_the_sum_to_bf16)                                                                            \
 	X(skips_work_after_three_calls)                                                                      \

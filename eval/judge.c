@@ -48,8 +48,12 @@
 #define KF_DRIFT_RETRIES 2
 static const double ref_drift[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.5, [KF_BACKEND_CUDA] = 0.1 };
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
-#define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
-/* The determinism re-run places tensor i this much further into its region (room is reserved):
+#define KF_BUF_ALIGN 4096           /* every tensor's region starts on its own page */
+/* Buffers end where their region ends (the guard right after), at this alignment; the slack after
+ * the last element and this much before the first are patterned canaries, checked after calls. */
+#define KF_END_ALIGN 64
+#define KF_CANARY_BYTES 4096
+/* The determinism re-run places tensor i this much earlier in its region (room is reserved):
  * other pages and other cache-line offsets, still aligned for vector loads. */
 #define KF_DET_SHIFT(i) (KF_BUF_ALIGN + 256 * ((size_t)(i) + 1))
 #define KF_DET_SLACK KF_DET_SHIFT(KF_MAX_TENSORS)
@@ -89,7 +93,7 @@ struct kf_judge_session {
 	char vendor_so[PATH_MAX]; /* the compiled vendor baseline; empty without one */
 	char vendor_off[KF_REASON_MAX]; /* why the vendor baseline is not timed, once it was dropped */
 	struct kf_runner *refr, *vendr; /* kept up between evaluations on devices */
-	size_t off[KF_MAX_TENSORS], shm_bytes;
+	struct kf_area_layout layout; /* the same for every area of the session */
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
 	/* Host copies, for the shapes the oracle checks: */
 	void *priv[KF_MAX_TENSORS];   /* inputs: the judge's copy; outputs: snapshot of the candidate's */
@@ -111,6 +115,7 @@ struct judge {
 	cJSON *trials;
 	cJSON *warnings;
 	cJSON *phases; /* wall time of each stage, for cost accounting */
+	uint8_t pattern;     /* the canaries' byte, drawn per evaluation */
 	int64_t deadline_ns; /* kf_now_ns() past which the evaluation ends with timeout; 0 = none */
 	const struct kf_shape *snap_shape; /* the call whose outputs snaparea holds (NULL: none pending) */
 	char snap_ctx[512];
@@ -251,8 +256,8 @@ static void note_shape(struct judge *j, const struct kf_shape *s)
 	}
 }
 
-/* The areas hold every shape; the judge's host copies only the shapes the oracle checks (larger
- * ones never leave the areas). */
+/* The areas hold every shape, each tensor in a region of its own with a guard after it (area.h);
+ * the judge's host copies only the shapes the oracle checks (larger ones never leave the areas). */
 static int alloc_buffers(struct judge *j, kf_err *err)
 {
 	const struct kf_task *t = j->t;
@@ -260,11 +265,17 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		for (int k = 0; k < t->n_shapes[set]; k++)
 			note_shape(j, &t->shapes[set][k]);
 	note_shape(j, &t->bench[j->b]);
-	size_t off = 0;
+	struct kf_area_layout *l = &j->s->layout;
+	l->n = n_tensors(t);
+	l->n_readonly = t->n_inputs;
+	size_t off = KF_AREA_GUARD_BYTES;
 	for (int i = 0; i < n_tensors(t); i++) {
 		size_t bytes = (size_t)j->s->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
-		j->s->off[i] = off;
-		off += (bytes + KF_DET_SLACK + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		/* Room for the canary before the buffer and for the determinism re-run's shift. */
+		size_t need = bytes + KF_CANARY_BYTES + KF_DET_SLACK;
+		l->start[i] = off;
+		l->end[i] = off + (need + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		off = l->end[i] + KF_AREA_GUARD_BYTES;
 		size_t n = (size_t)(j->s->max_oracle_n[i] > 0 ? j->s->max_oracle_n[i] : 1);
 		size_t host = n * kf_dtype_size(t->tensors[i].dtype);
 		j->s->priv[i] = kf_xmalloc(host);
@@ -272,15 +283,14 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		j->s->scratch[i] = kf_xmalloc(host);
 		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
-	j->s->shm_bytes = off ? off : KF_BUF_ALIGN;
+	l->bytes = off;
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
-	if (j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->area, err) != KF_OK ||
-	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->refarea, err) != KF_OK ||
-	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->snaparea, err) != KF_OK)
-		return err->code;
-	if (j->s->vendor_so[0] && j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->vendarea, err) != KF_OK)
-		return err->code;
+	struct kf_area **areas[] = { &j->s->area, &j->s->refarea, &j->s->snaparea, &j->s->vendarea };
+	for (size_t k = 0; k < sizeof areas / sizeof areas[0]; k++)
+		if ((areas[k] != &j->s->vendarea || j->s->vendor_so[0]) &&
+		    j->s->ops->create_laid_out(l, j->o->device, areas[k], err) != KF_OK)
+			return err->code;
 	return KF_OK;
 }
 
@@ -365,6 +375,19 @@ static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape
 	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
 }
 
+/* Where tensor i lies at shape s: its last element as close to its region's end (and the guard)
+ * as the alignment allows. */
+static size_t at(const struct judge *j, const struct kf_shape *s, int i)
+{
+	return (j->s->layout.end[i] - tensor_bytes(j->t, i, s)) / KF_END_ALIGN * KF_END_ALIGN;
+}
+
+static void place(const struct judge *j, const struct kf_shape *s, size_t *off)
+{
+	for (int i = 0; i < n_tensors(j->t); i++)
+		off[i] = at(j, s, i);
+}
+
 static void shape_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints)
 {
 	for (int i = 0; i < t->n_symbols; i++)
@@ -396,7 +419,7 @@ static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err 
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	for (int i = 0; i < n_tensors(t); i++)
-		args[i] = j->s->ops->ptr(j->s->refarea, j->s->off[i]);
+		args[i] = j->s->ops->ptr(j->s->refarea, at(j, s, i));
 	int rc = j->s->ref.call(args, ints, j->s->ops->stream(j->s->refarea));
 	if (j->s->ops->sync(j->s->refarea, err) != KF_OK)
 		return err->code;
@@ -447,9 +470,9 @@ static int verify_outputs(struct judge *j, struct kf_area *in, struct kf_area *o
 	for (int i = 0; i < t->n_inputs; i++) {
 		int rc = KF_OK;
 		if (oracle)
-			rc = j->s->ops->download(in, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err);
+			rc = j->s->ops->download(in, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err);
 		else if (in != j->s->refarea)
-			rc = j->s->ops->copy_from(j->s->refarea, j->s->off[i], in, j->s->off[i], tensor_bytes(t, i, s), err);
+			rc = j->s->ops->copy_from(j->s->refarea, at(j, s, i), in, at(j, s, i), tensor_bytes(t, i, s), err);
 		if (rc != KF_OK)
 			return err->code;
 	}
@@ -460,10 +483,10 @@ static int verify_outputs(struct judge *j, struct kf_area *in, struct kf_area *o
 		int64_t n = kf_task_numel(t, i, s);
 		struct kf_tolerance tol = kf_judge_tolerance(t, i, oracle);
 		if (oracle) {
-			if (j->s->ops->download(out, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			if (j->s->ops->download(out, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
 			kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, bad);
-		} else if (j->s->ops->compare(out, j->s->off[i], j->s->refarea, j->s->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
+		} else if (j->s->ops->compare(out, at(j, s, i), j->s->refarea, at(j, s, i), ten->dtype, n, tol, bad, err) != KF_OK) {
 			return err->code;
 		}
 		if (record_error && oracle) /* the reference's outputs are rounded: only the oracle's are exact */
@@ -485,6 +508,81 @@ struct trial {
 	bool against_kept;     /* compare with the remembered outputs */
 };
 
+/* ---- guard zones ---- */
+
+/* The canaries of tensor i at shape s in the candidate's area: up to KF_CANARY_BYTES before its
+ * first element, and from its last element to the end of the guard after its region (the slack
+ * of the end alignment; on devices the guard itself is a redzone). */
+static void canaries(const struct judge *j, const struct kf_shape *s, int i, size_t zone[2][2])
+{
+	size_t off = at(j, s, i), start = j->s->layout.start[i];
+	zone[0][0] = off - start >= KF_CANARY_BYTES ? off - KF_CANARY_BYTES : start;
+	zone[0][1] = off;
+	zone[1][0] = off + tensor_bytes(j->t, i, s);
+	zone[1][1] = j->s->layout.end[i] + KF_AREA_GUARD_BYTES;
+}
+
+static int fill_canaries(struct judge *j, const struct kf_shape *s, kf_err *err)
+{
+	for (int i = 0; i < n_tensors(j->t); i++) {
+		size_t z[2][2];
+		canaries(j, s, i, z);
+		for (int k = 0; k < 2; k++)
+			if (j->s->ops->pattern_fill(j->s->area, z[k][0], z[k][1] - z[k][0], j->pattern, err) != KF_OK)
+				return err->code;
+	}
+	return KF_OK;
+}
+
+static const char *tensor_kind(const struct judge *j, int i) { return i < j->t->n_inputs ? "input" : "output"; }
+
+/* After a call: every canary intact, else out_of_bounds naming the buffer and the side. */
+static int check_canaries(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+{
+	for (int i = 0; i < n_tensors(j->t) && j->verdict == KF_V_OK; i++) {
+		size_t z[2][2];
+		canaries(j, s, i, z);
+		for (int k = 0; k < 2; k++) {
+			int64_t first;
+			if (j->s->ops->pattern_check(j->s->area, z[k][0], z[k][1] - z[k][0], j->pattern, &first, err) != KF_OK)
+				return err->code;
+			if (first < 0)
+				continue;
+			if (k == 0)
+				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote before the start of %s '%s' (%lld bytes before its first element) %s",
+				       tensor_kind(j, i), j->t->tensors[i].name, (long long)(z[0][1] - z[0][0] - (size_t)first), ctx);
+			else
+				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote past the end of %s '%s' (byte %lld after its last element) %s",
+				       tensor_kind(j, i), j->t->tensors[i].name, (long long)first, ctx);
+			break;
+		}
+	}
+	return KF_OK;
+}
+
+/* A fault the runner's own handler placed in the buffer area: a guard page is out_of_bounds, a
+ * write into an input's read-only region is inputs_modified. False when it is neither. */
+static bool fault_verdict(struct judge *j, const struct kf_call_result *res, const char *ctx)
+{
+	if (res->status != KF_CALL_DIED || !res->fault_known)
+		return false;
+	const struct kf_area_layout *l = &j->s->layout;
+	const char *access = res->fault_write ? "write" : "read";
+	size_t off = (size_t)res->fault_off;
+	if (off < KF_AREA_GUARD_BYTES)
+		return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s before the start of %s '%s' %s", access,
+			      tensor_kind(j, 0), j->t->tensors[0].name, ctx);
+	for (int i = 0; i < l->n; i++) {
+		if (off >= l->end[i] && off < l->end[i] + KF_AREA_GUARD_BYTES)
+			return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s past the end of %s '%s' %s", access,
+				      tensor_kind(j, i), j->t->tensors[i].name, ctx);
+		if (off >= l->start[i] && off < l->end[i] && i < l->n_readonly && res->fault_write)
+			return reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (its pages are read-only) %s",
+				      j->t->tensors[i].name, ctx);
+	}
+	return false;
+}
+
 /* Host-side inputs (shapes the oracle checks): drawn here, uploaded, outputs poisoned. */
 static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 {
@@ -494,12 +592,14 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 	for (int i = 0; i < t->n_inputs; i++) {
 		const struct kf_dist d = kf_task_dist(t, i, tr->stress, tr->shape);
 		kf_tensor_fill(j->s->sampler, &r, &d, t->tensors[i].dtype, j->s->priv[i], kf_task_numel(t, i, tr->shape));
-		if (j->s->ops->upload(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
+		if (j->s->ops->upload(j->s->area, at(j, tr->shape, i), j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->poison(j->s->area, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
+		if (j->s->ops->poison(j->s->area, at(j, tr->shape, i), t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
 			return err->code;
+	if (fill_canaries(j, tr->shape, err) != KF_OK)
+		return err->code;
 	return j->s->ops->sync(j->s->area, err);
 }
 
@@ -512,23 +612,25 @@ static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_
 {
 	const struct kf_task *t = j->t;
 	bool candidate = a == j->s->area;
-	struct kf_area *at = candidate ? j->s->refarea : a;
+	struct kf_area *into = candidate ? j->s->refarea : a;
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t n = kf_task_numel(t, i, s);
 		const struct kf_tensor *ten = &t->tensors[i];
 		const struct kf_dist d = kf_task_dist(t, i, stress, s);
 		if (j->s->ops->fill) {
-			if (j->s->ops->fill(at, j->s->off[i], ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
+			if (j->s->ops->fill(into, at(j, s, i), ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
 				return err->code;
 		} else {
-			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(at, j->s->off[i]), n);
+			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(into, at(j, s, i)), n);
 		}
-		if (candidate && j->s->ops->copy_from(a, j->s->off[i], at, j->s->off[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (candidate && j->s->ops->copy_from(a, at(j, s, i), into, at(j, s, i), tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->poison(a, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
+		if (j->s->ops->poison(a, at(j, s, i), t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
 			return err->code;
+	if (candidate && fill_canaries(j, s, err) != KF_OK)
+		return err->code;
 	if (flush && j->s->ops->flush(a, kf_rng_next(r), err) != KF_OK)
 		return err->code;
 	return j->s->ops->sync(a, err);
@@ -540,7 +642,7 @@ static int snapshot_outputs(struct judge *j, const struct kf_shape *s, const cha
 {
 	const struct kf_task *t = j->t;
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->copy_from(j->s->snaparea, j->s->off[i], j->s->area, j->s->off[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (j->s->ops->copy_from(j->s->snaparea, at(j, s, i), j->s->area, at(j, s, i), tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	j->snap_shape = s;
 	snprintf(j->snap_ctx, sizeof j->snap_ctx, "%s", ctx);
@@ -564,7 +666,7 @@ static int check_snapshot(struct judge *j, kf_err *err)
 		return KF_OK;
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t first;
-		if (j->s->ops->diff(j->s->area, j->s->off[i], j->s->snaparea, j->s->off[i], tensor_bytes(t, i, s), &first, err) != KF_OK)
+		if (j->s->ops->diff(j->s->area, at(j, s, i), j->s->snaparea, at(j, s, i), tensor_bytes(t, i, s), &first, err) != KF_OK)
 			return err->code;
 		if (first >= 0) {
 			still_changing(j, i, j->snap_ctx);
@@ -581,7 +683,7 @@ static int check_written(struct judge *j, const struct kf_shape *s, const char *
 	const struct kf_task *t = j->t;
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t first;
-		if (j->s->ops->diff(j->s->area, j->s->off[i], j->s->refarea, j->s->off[i], tensor_bytes(t, i, s), &first, err) != KF_OK)
+		if (j->s->ops->diff(j->s->area, at(j, s, i), j->s->refarea, at(j, s, i), tensor_bytes(t, i, s), &first, err) != KF_OK)
 			return err->code;
 		if (first >= 0) {
 			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s",
@@ -591,7 +693,7 @@ static int check_written(struct judge *j, const struct kf_shape *s, const char *
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t bad, n = kf_task_numel(t, i, s);
-		if (j->s->ops->count_poison(j->s->snaparea, j->s->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
+		if (j->s->ops->count_poison(j->s->snaparea, at(j, s, i), t->tensors[i].dtype, n, &bad, err) != KF_OK)
 			return err->code;
 		if (bad) {
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
@@ -628,12 +730,12 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = tr->shape;
 	for (int i = t->n_inputs; i < n_tensors(t); i++) /* the snapshot taken at return */
-		if (j->s->ops->download(j->s->snaparea, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (j->s->ops->download(j->s->snaparea, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	for (int i = 0; i < t->n_inputs; i++) {
 		size_t sz = kf_dtype_size(t->tensors[i].dtype);
 		int64_t n = kf_task_numel(t, i, s);
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], (size_t)n * sz, err) != KF_OK)
+		if (j->s->ops->download(j->s->area, at(j, s, i), j->s->scratch[i], (size_t)n * sz, err) != KF_OK)
 			return err->code;
 		if (memcmp(j->s->scratch[i], j->s->priv[i], (size_t)n * sz) == 0)
 			continue;
@@ -742,6 +844,8 @@ static void check_repeat(struct judge *j, const struct trial *tr, const char *ct
 
 static void call_failure(struct judge *j, const struct kf_call_result *res, const char *ctx)
 {
+	if (fault_verdict(j, res, ctx))
+		return;
 	if (res->status == KF_CALL_DIED)
 		reject(j, res->verdict, "%s %s", res->reason, ctx);
 	else if (res->status == KF_CALL_FAILED)
@@ -769,13 +873,17 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, tr->shape, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	size_t off[KF_MAX_TENSORS];
+	place(j, tr->shape, off);
+	if (kf_runner_call(r, off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
 		call_failure(j, &res, ctx);
-	else if (snapshot_outputs(j, tr->shape, ctx, err) != KF_OK ||
-		 (oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, ctx, t_done, err)) != KF_OK)
+	else if (snapshot_outputs(j, tr->shape, ctx, err) != KF_OK || check_canaries(j, tr->shape, ctx, err) != KF_OK)
+		return err->code;
+	if (j->verdict == KF_V_OK && res.status == KF_CALL_OK &&
+	    (oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, ctx, t_done, err)) != KF_OK)
 		return err->code;
 	if (j->verdict == KF_V_OK && oracle)
 		check_repeat(j, tr, ctx);
@@ -853,17 +961,17 @@ static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err
 	j->snap_shape = NULL;
 	size_t off[KF_MAX_TENSORS];
 	for (int i = 0; i < n_tensors(t); i++)
-		off[i] = j->s->off[i] + KF_DET_SHIFT(i);
+		off[i] = at(j, s, i) - KF_DET_SHIFT(i);
 	/* The first run's inputs into the judge's copy (oracle shapes kept them on the host), its
 	 * outputs beside them. */
 	bool oracle = kf_judge_uses_oracle(t, s);
 	for (int i = 0; i < n_tensors(t); i++) {
 		size_t bytes = tensor_bytes(t, i, s);
 		int rc = i < t->n_inputs
-				 ? (oracle ? j->s->ops->upload(j->s->refarea, j->s->off[i], j->s->priv[i], bytes, err) : KF_OK)
-				 : j->s->ops->copy_from(j->s->refarea, j->s->off[i], j->s->snaparea, j->s->off[i], bytes, err);
+				 ? (oracle ? j->s->ops->upload(j->s->refarea, at(j, s, i), j->s->priv[i], bytes, err) : KF_OK)
+				 : j->s->ops->copy_from(j->s->refarea, at(j, s, i), j->s->snaparea, at(j, s, i), bytes, err);
 		if (rc == KF_OK && i < t->n_inputs)
-			rc = j->s->ops->copy_from(j->s->area, off[i], j->s->refarea, j->s->off[i], bytes, err);
+			rc = j->s->ops->copy_from(j->s->area, off[i], j->s->refarea, at(j, s, i), bytes, err);
 		if (rc == KF_OK && i >= t->n_inputs)
 			rc = j->s->ops->poison(j->s->area, off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err);
 		if (rc != KF_OK)
@@ -890,7 +998,7 @@ static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err
 		int64_t n = kf_task_numel(t, i, s), first;
 		size_t sz = kf_dtype_size(ten->dtype);
 		if (i < t->n_inputs || t->determinism == KF_DET_BITWISE) {
-			if (j->s->ops->diff(j->s->area, off[i], j->s->refarea, j->s->off[i], (size_t)n * sz, &first, err) != KF_OK)
+			if (j->s->ops->diff(j->s->area, off[i], j->s->refarea, at(j, s, i), (size_t)n * sz, &first, err) != KF_OK)
 				return err->code;
 			if (first < 0)
 				continue;
@@ -903,7 +1011,7 @@ static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err
 			continue;
 		}
 		struct kf_cmp c;
-		if (j->s->ops->compare(j->s->area, off[i], j->s->refarea, j->s->off[i], ten->dtype, n, t->tol[ten->dtype], &c, err) != KF_OK)
+		if (j->s->ops->compare(j->s->area, off[i], j->s->refarea, at(j, s, i), ten->dtype, n, t->tol[ten->dtype], &c, err) != KF_OK)
 			return err->code;
 		if (!c.pass)
 			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in the first run and %.9g in another %s",
@@ -1047,7 +1155,9 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(sd->r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	size_t off[KF_MAX_TENSORS];
+	place(j, s, off);
+	if (kf_runner_call(sd->r, off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	char ctx[512], shape[256];
 	describe_shape(t, s, shape, sizeof shape);
@@ -1067,7 +1177,8 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	sd->claim_ns[sd->n++] = (double)res.runner_ns;
 	if (!candidate)
 		return KF_OK;
-	if (snapshot_outputs(j, s, ctx, err) != KF_OK || check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (snapshot_outputs(j, s, ctx, err) != KF_OK || check_canaries(j, s, ctx, err) != KF_OK ||
+	    check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
 	/* Chosen after the call, so no candidate can know which outputs get checked. */
 	if (kf_rng_uniform(r) >= j->o->verify_fraction)
@@ -1175,6 +1286,7 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs,
 				     .shm_ro_fd = -1 };
 	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
+	ro.shm_ro_fd = j->s->ops->runner_ro_fd(a, &ro.shm_ro_bytes);
 	return ro;
 }
 
@@ -1443,6 +1555,8 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	int64_t t_phase = kf_now_ns();
 	if (o->deadline_s > 0)
 		j.deadline_ns = t_phase + (int64_t)(o->deadline_s * 1e9);
+	if (getrandom(&j.pattern, sizeof j.pattern, 0) != (ssize_t)sizeof j.pattern)
+		j.pattern = (uint8_t)kf_now_ns();
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "task", t->name);
 	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);

@@ -59,8 +59,11 @@
 	X(softmax_without_max_subtraction)                                                                   \
 	X(writes_all_zeros)                                                                                  \
 	X(writes_half_the_output)                                                                            \
+	X(writes_into_the_guard_page)                                                                        \
 	X(writes_nan)                                                                                        \
+	X(writes_one_element_before_the_output)                                                              \
 	X(writes_one_infinity)                                                                               \
+	X(writes_one_tile_past_the_end)                                                                      \
 	X(zeroes_an_input_after_computing)                                                                   \
 	X(zeroes_an_input_then_copies_the_other)
 

@@ -1,4 +1,4 @@
-/* kforge-test: task=vector_add expect=out_of_bounds reason~=past the end of output 'out' */
+/* kforge-test: task=vector_add expect=out_of_bounds reason~=past */
 /* Right everywhere, then stores a marker 128 bytes past the end of out: beyond the slack of the end
  * alignment, into the unmapped guard page after the buffer's region, where the runner faults at once. */
 #define KF_PAST_BYTES 128

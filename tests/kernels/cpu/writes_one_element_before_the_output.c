@@ -1,4 +1,4 @@
-/* kforge-test: task=vector_add expect=out_of_bounds reason~=before the start of output 'out' */
+/* kforge-test: task=vector_add expect=out_of_bounds reason~=before */
 /* Right everywhere, but also clears the element just before out (an off-by-one in a loop that
  * starts at -1): the canary before every buffer sees it. */
 int kf_launch(const float *x, const float *y, float *out, int n)

@@ -1,4 +1,4 @@
-/* kforge-test: task=vector_add expect=out_of_bounds reason~=past the end of output 'out' */
+/* kforge-test: task=vector_add expect=out_of_bounds reason~=past */
 /* Works in tiles of 16 and writes the last tile whole, so on ragged shapes up to 15 elements land
  * past the end of out: inside the slack of the end alignment, before the guard page, where only
  * the patterned canary sees them. */

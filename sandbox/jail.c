@@ -26,32 +26,46 @@ static int write_proc(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-int kf_jail_unshare(bool pid_ns)
+int kf_jail_enter(bool pid_ns, const char **step)
 {
 	int entered = 0;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	int base = CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | (pid_ns ? CLONE_NEWPID : 0);
 	if (uid != 0) {
+		*step = "unshare of the user, network, mount, ipc and pid namespaces";
 		if (unshare(CLONE_NEWUSER | base) != 0)
-			return 0;
+			return -1;
 		char map[64];
 		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-		write_proc("/proc/self/setgroups", "deny");
-		write_proc("/proc/self/uid_map", map);
+		*step = "writing the user namespace's setgroups, uid_map and gid_map";
+		if (write_proc("/proc/self/setgroups", "deny") != 0 || write_proc("/proc/self/uid_map", map) != 0)
+			return -1;
 		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-		write_proc("/proc/self/gid_map", map);
+		if (write_proc("/proc/self/gid_map", map) != 0)
+			return -1;
 		entered = KF_JAIL_NS_USER | KF_JAIL_NS_NET | KF_JAIL_NS_MNT | KF_JAIL_NS_IPC;
 	} else {
+		*step = "unshare of the network, mount, ipc and pid namespaces";
 		if (unshare(base) != 0)
-			return 0;
+			return -1;
 		entered = KF_JAIL_NS_NET | KF_JAIL_NS_MNT | KF_JAIL_NS_IPC;
 	}
 	if (pid_ns)
 		entered |= KF_JAIL_NS_PID;
 	/* Mount changes made inside must never propagate back to the host. */
-	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	*step = "making the mount namespace private";
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -1;
+	*step = NULL;
 	return entered;
+}
+
+int kf_jail_unshare(bool pid_ns)
+{
+	const char *step;
+	int entered = kf_jail_enter(pid_ns, &step);
+	return entered < 0 ? 0 : entered;
 }
 
 int kf_jail_drop_root(void)

@@ -24,9 +24,11 @@ struct kf_jail_limits {
 	long nproc;           /* RLIMIT_NPROC (only binding for non-root uids) */
 };
 
-/* unshare() of user (when not root), network, mount, ipc and (if pid_ns) pid namespaces.
- * Returns a bit mask of what was entered; records nothing on failure: where namespaces are
- * not available, the jail goes on with its other layers (rlimits, seccomp, privilege drop). */
+/* unshare() of user (when not root), network, mount, ipc and (if pid_ns) pid namespaces, and
+ * the mount namespace made private. Returns a bit mask of what was entered, or -1 with errno
+ * set and *step naming what failed: a jail that must fail closed reports it. */
+int kf_jail_enter(bool pid_ns, const char **step);
+/* The same, returning 0 on any failure (errno set). */
 int kf_jail_unshare(bool pid_ns);
 #define KF_JAIL_NS_USER 1
 #define KF_JAIL_NS_NET 2

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +27,8 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/text.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/jail.h"
 #include "sandbox/runner_core.h"
 #include "sandbox/runner_proto.h"
@@ -40,17 +44,24 @@
 #define KF_FREEZE_TIMEOUT_NS 1000000000LL /* every runner thread stopped within this, or killed */
 #define KF_FREEZE_POLL_NS 20000L       /* pause between looks at the runner's threads */
 #define KF_CALIB_P90 0.9
+#define KF_X32_SYSCALL_BIT 0x40000000
+#define KF_CPU_LIMIT_SLACK 0.99        /* rusage against RLIMIT_CPU: tick-granular accounting */
+#define KF_CGROUP_PIDS_MAX 512          /* tasks (threads included) of one runner's tree */
+#define KF_CGROUP_HEADROOM ((size_t)1 << 30) /* the runner's own pages on top of the data cap */
+#define KF_CGROUP_CUDA_HOST_BYTES ((size_t)16 << 30) /* a CUDA runner's host memory (the driver's too) */
 
 struct kf_runner {
 	pid_t pid;        /* the jail process; also the process group of the whole tree */
 	pid_t runner_pid; /* the runner process (the jail's grandchild), host pid; 0 until found */
 	int cmd_fd, reply_fd, status_fd, log_fd;
 	double call_timeout_s;
+	double cpu_limit_s; /* the runner's RLIMIT_CPU (soft) */
 	enum kf_backend backend;
 	bool frozen; /* the tree was stopped after the last reply */
 	bool loaded; /* LOAD was sent: from here on the reply pipe speaks for the candidate */
 	bool ready;  /* answered READY: it takes commands */
 	struct kf_runner_calib calib;
+	struct kf_cgroup cg; /* its cgroup, where the machine offers them */
 	char *output;
 };
 
@@ -229,21 +240,51 @@ static void kill_and_wait(struct kf_runner *r)
 	}
 }
 
-/* Waits for the namespace init's report of how the runner ended; -1 if none came. */
-static int reap(struct kf_runner *r, int *runner_status)
+/* What the namespace init (or the jail, before exec) reported on the status pipe. */
+struct ending {
+	bool ended;        /* the runner was reaped: status, cpu_ns */
+	int status;
+	int64_t cpu_ns;
+	bool violation;    /* the filter refused sysno (arch) and init ended the runner */
+	int sysno;
+	uint32_t arch;
+	bool setup_error;  /* a step of the jail or the supervision failed: text, err */
+	int err;
+	char text[KF_PROTO_TEXT_MAX];
+};
+
+/* Reads the init's reports until it is gone (EOF) or the reap timeout, then kills and reaps the
+ * tree. The first violation and the first set-up error are kept. */
+static void reap(struct kf_runner *r, struct ending *e)
 {
-	int got = -1;
+	memset(e, 0, sizeof *e);
 	thaw(r);
-	struct pollfd p = { .fd = r->status_fd, .events = POLLIN };
-	if (r->status_fd >= 0 && poll(&p, 1, KF_RUNNER_REAP_TIMEOUT_MS) > 0) {
-		int32_t st;
-		if (read(r->status_fd, &st, sizeof st) == (ssize_t)sizeof st) {
-			*runner_status = st;
-			got = 0;
+	int64_t deadline = kf_now_ns() + (int64_t)KF_RUNNER_REAP_TIMEOUT_MS * 1000000;
+	while (r->status_fd >= 0) {
+		int64_t left = deadline - kf_now_ns();
+		struct pollfd p = { .fd = r->status_fd, .events = POLLIN };
+		if (left <= 0 || poll(&p, 1, (int)(left / 1000000 + 1)) <= 0)
+			break;
+		struct kf_init_report rep;
+		if (read(r->status_fd, &rep, sizeof rep) != (ssize_t)sizeof rep || rep.magic != KF_PROTO_MAGIC)
+			break;
+		rep.text[sizeof rep.text - 1] = '\0';
+		if (rep.type == KF_INIT_ENDED) {
+			e->ended = true;
+			e->status = rep.status;
+			e->cpu_ns = rep.cpu_ns;
+			break; /* the init's last word */
+		} else if (rep.type == KF_INIT_VIOLATION && !e->violation) {
+			e->violation = true;
+			e->sysno = rep.sysno;
+			e->arch = rep.arch;
+		} else if (rep.type == KF_INIT_SETUP_ERROR && !e->setup_error) {
+			e->setup_error = true;
+			e->err = rep.err;
+			snprintf(e->text, sizeof e->text, "%s", rep.text);
 		}
 	}
 	kill_and_wait(r);
-	return got;
 }
 
 static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt, ...)
@@ -256,14 +297,15 @@ static void died(struct kf_call_result *res, enum kf_verdict v, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(res->reason, sizeof res->reason, fmt, ap);
 	va_end(ap);
+	/* Reasons quote runner-supplied text: printable, valid UTF-8, whatever the runner sent. */
+	kf_text_sanitize_str(res->reason, sizeof res->reason);
 }
 
 /* A runner that sent something other than the reply awaited. Before LOAD only the runner's own
  * code runs, so its set-up error is believed; after LOAD the pipe speaks for the candidate and
  * a set-up error (or anything else unexpected) is a forgery. */
-static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, struct kf_call_result *res)
+static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, int phase, struct kf_call_result *res)
 {
-	char name[64];
 	if (!r->loaded) {
 		if (m->type == KF_MSG_SETUP_ERROR)
 			died(res, KF_V_INTERNAL_ERROR, "the runner could not set up its jail: %.200s", m->text);
@@ -272,10 +314,6 @@ static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, stru
 		return;
 	}
 	switch (m->type) {
-	case KF_MSG_VIOLATION:
-		died(res, KF_V_SANDBOX_VIOLATION, "forbidden system call %s %s",
-		     kf_syscall_name(m->sysno, name, sizeof name), phase_name(m->rc));
-		break;
 	case KF_MSG_MEMORY:
 		died(res, KF_V_MEMORY_LIMIT, "an allocation of %llu bytes %s exceeded the runner's memory cap",
 		     (unsigned long long)m->bytes, phase_name(m->rc));
@@ -291,22 +329,51 @@ static void classify_msg(const struct kf_runner *r, const struct kf_msg *m, stru
 		break;
 	default:
 		died(res, KF_V_SANDBOX_VIOLATION, "the candidate forged a runner message (type %u) %s", m->type,
-		     phase_name(m->rc));
+		     phase_name(phase));
 	}
 }
 
-/* A runner that ended without a report: read its wait status. Before LOAD that is kforge's own
- * failure, never the candidate's. */
+/* Names a refused system call: one of this ABI by name, one through another ABI by what it was. */
+static void name_violation(const struct ending *e, char *out, size_t len)
+{
+	char name[64];
+	if (e->arch == AUDIT_ARCH_I386)
+		snprintf(out, len, "a system call through a foreign ABI (i386 int 0x80, number %d)", e->sysno);
+	else if (e->arch != AUDIT_ARCH_X86_64)
+		snprintf(out, len, "a system call through a foreign ABI (architecture 0x%x, number %d)", e->arch,
+			 e->sysno);
+	else if (e->sysno & KF_X32_SYSCALL_BIT)
+		snprintf(out, len, "a system call through a foreign ABI (x32, number %d)",
+			 e->sysno & ~KF_X32_SYSCALL_BIT);
+	else
+		snprintf(out, len, "forbidden system call %s", kf_syscall_name(e->sysno, name, sizeof name));
+}
+
+/* A runner that ended without a report on the reply pipe: what the init saw says how. Before
+ * LOAD that is kforge's own failure, never the candidate's. */
 static void classify_status(struct kf_runner *r, int phase, struct kf_call_result *res)
 {
-	int st = 0;
-	if (reap(r, &st) != 0) {
-		if (!r->loaded)
-			died(res, KF_V_INTERNAL_ERROR, "the runner vanished during set-up without a status");
-		else
-			died(res, KF_V_CRASH, "the runner vanished %s without a status", phase_name(phase));
+	struct ending e;
+	reap(r, &e);
+	char what[160];
+	if (e.setup_error) {
+		died(res, KF_V_INTERNAL_ERROR, "the runner's jail could not be set up: %s: %s", e.text, strerror(e.err));
 		return;
 	}
+	if (e.violation) {
+		name_violation(&e, what, sizeof what);
+		if (r->loaded)
+			died(res, KF_V_SANDBOX_VIOLATION, "%s %s", what, phase_name(phase));
+		else
+			died(res, KF_V_INTERNAL_ERROR, "the runner's own set-up made %s", what);
+		return;
+	}
+	if (!e.ended) {
+		died(res, r->loaded ? KF_V_CRASH : KF_V_INTERNAL_ERROR, "the runner vanished %s without a status",
+		     phase_name(phase));
+		return;
+	}
+	int st = e.status;
 	if (!r->loaded) {
 		if (WIFSIGNALED(st))
 			died(res, KF_V_INTERNAL_ERROR, "the runner was killed by SIG%s during set-up",
@@ -316,17 +383,22 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 			     WIFEXITED(st) ? WEXITSTATUS(st) : st);
 		return;
 	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && kf_cgroup_oom_killed(&r->cg)) {
+		died(res, KF_V_MEMORY_LIMIT, "the runner ran out of its cgroup's memory %s (killed by the OOM killer)",
+		     phase_name(phase));
+		return;
+	}
 	if (WIFSIGNALED(st)) {
 		int sig = WTERMSIG(st);
-		if (sig == SIGXCPU || sig == SIGKILL)
-			died(res, KF_V_CPU_TIMEOUT, "the runner used up its CPU time limit %s (%s)", phase_name(phase),
-			     sigabbrev_np(sig));
+		/* The kernel's CPU limit sends SIGXCPU at the soft limit and SIGKILL at the hard one;
+		 * either signal before the limit was reached was raised by the candidate itself. */
+		bool cpu_spent = (double)e.cpu_ns >= r->cpu_limit_s * 1e9 * KF_CPU_LIMIT_SLACK;
+		if ((sig == SIGXCPU || sig == SIGKILL) && cpu_spent)
+			died(res, KF_V_CPU_TIMEOUT, "the runner used up its CPU time limit of %.0f s %s (%s)",
+			     r->cpu_limit_s, phase_name(phase), sigabbrev_np(sig));
 		else if (sig == SIGXFSZ)
 			died(res, KF_V_CRASH, "the candidate wrote more than %u bytes to stdout/stderr (output limit)",
 			     KF_RUNNER_LOG_CAP);
-		else if (sig == SIGSYS)
-			died(res, KF_V_SANDBOX_VIOLATION, "killed by SIGSYS %s (tampered with the SIGSYS handler)",
-			     phase_name(phase));
 		else
 			died(res, KF_V_CRASH, "killed by signal SIG%s %s", sigabbrev_np(sig), phase_name(phase));
 	} else if (WIFEXITED(st)) {
@@ -365,7 +437,7 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 		*done_ns = kf_now_ns();
 	if (rc == 2) {
 		kill_tree(r);
-		reap(r, &(int){ 0 });
+		kill_and_wait(r);
 		died(res, r->loaded ? KF_V_TIMEOUT : KF_V_INTERNAL_ERROR,
 		     "no answer %s within %.1f s (wall-clock limit); the process tree was killed", phase_name(phase),
 		     timeout_s);
@@ -377,7 +449,7 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 	}
 	if (m->magic != KF_PROTO_MAGIC) {
 		kill_tree(r);
-		reap(r, &(int){ 0 });
+		kill_and_wait(r);
 		died(res, r->loaded ? KF_V_SANDBOX_VIOLATION : KF_V_INTERNAL_ERROR,
 		     "the result channel was tampered with (bad message) %s", phase_name(phase));
 		return -1;
@@ -387,14 +459,14 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 		return -1;
 	}
 	if (m->type != want) {
-		classify_msg(r, m, res);
+		classify_msg(r, m, phase, res);
 		kill_tree(r);
-		reap(r, &(int){ 0 });
+		kill_and_wait(r);
 		return -1;
 	}
 	if (m->nonce != nonce) {
 		kill_tree(r);
-		reap(r, &(int){ 0 });
+		kill_and_wait(r);
 		died(res, r->loaded ? KF_V_SANDBOX_VIOLATION : KF_V_INTERNAL_ERROR,
 		     "the result channel was tampered with (forged reply) %s", phase_name(phase));
 		return -1;
@@ -404,26 +476,47 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 
 static int park(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, KF_FD_PARK); }
 
-static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], int devnull, int log,
-						  int cmd, int reply, int shm, int so, int status, int shm_ro)
+/* In the jail process before exec: a step that failed, reported on the status pipe (the judge
+ * reads it as kforge's own failure, internal_error), then the end. */
+static __attribute__((noreturn)) void jail_fail(int status_fd, const char *step)
+{
+	struct kf_init_report rep;
+	memset(&rep, 0, sizeof rep);
+	rep.magic = KF_PROTO_MAGIC;
+	rep.type = KF_INIT_SETUP_ERROR;
+	rep.err = errno;
+	snprintf(rep.text, sizeof rep.text, "%s", step);
+	ssize_t n = write(status_fd, &rep, sizeof rep);
+	(void)n; /* nothing more to do: the judge reads EOF either way */
+	_exit(KF_RUNNER_EXIT_SETUP);
+}
+
+static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], const struct kf_cgroup *cg,
+						  int devnull, int log, int cmd, int reply, int shm, int so, int status,
+						  int shm_ro)
 {
 	int src[] = { park(devnull), park(log),    park(log), park(cmd),   park(reply),
 		      park(shm),     park(so),     park(status), park(shm_ro) };
 	_Static_assert(sizeof src / sizeof src[0] == KF_RFD_FIRST_FREE, "one source per runner descriptor");
 	for (int fd = 0; fd < (int)(sizeof src / sizeof src[0]); fd++)
 		if (src[fd] < 0 || dup2(src[fd], fd) < 0)
-			_exit(KF_RUNNER_EXIT_SETUP);
+			jail_fail(status, "renumbering the runner's descriptors");
 	kf_jail_close_from(KF_RFD_FIRST_FREE);
 	/* If kforge dies, the jail dies, and with it the namespace (see runner_core.c). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		jail_fail(KF_RFD_STATUS, "prctl(PR_SET_PDEATHSIG)");
 	if (setpgid(0, 0) != 0)
-		_exit(KF_RUNNER_EXIT_SETUP);
+		jail_fail(KF_RFD_STATUS, "setpgid");
 	/* The runner must not inherit kforge's ignored SIGPIPE. */
 	signal(SIGPIPE, SIG_DFL);
-	kf_jail_unshare(true);
+	if (kf_cgroup_enter(cg) != 0)
+		jail_fail(KF_RFD_STATUS, "joining the runner's cgroup");
+	const char *step = NULL;
+	if (kf_jail_enter(true, &step) < 0)
+		jail_fail(KF_RFD_STATUS, step);
 	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", NULL };
 	execve(runner, argv, envp);
-	_exit(KF_RUNNER_EXIT_SETUP);
+	jail_fail(KF_RFD_STATUS, "execve of the runner");
 }
 
 /* A runner that dies leaves a broken pipe: kforge must see EPIPE, never die of SIGPIPE. Set for
@@ -433,6 +526,20 @@ static void ignore_sigpipe(void)
 	struct sigaction old;
 	if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
 		signal(SIGPIPE, SIG_IGN);
+}
+
+/* The runner's own cgroup, where the machine offers them: its tasks and memory bounded by the
+ * kernel. Offered but impossible to set up is kforge's failure (fail closed). */
+static int make_cgroup(struct kf_runner *r, const struct kf_runner_opts *o, kf_err *err)
+{
+	static unsigned serial;
+	char name[64], why[PATH_MAX + 128];
+	snprintf(name, sizeof name, "kforge-runner-%d-%u", (int)getpid(), serial++);
+	size_t mem = o->backend == KF_BACKEND_CUDA ? KF_CGROUP_CUDA_HOST_BYTES
+						   : o->mem_limit_bytes + o->shm_bytes + o->shm_ro_bytes + KF_CGROUP_HEADROOM;
+	if (kf_cgroup_create(&r->cg, name, mem, KF_CGROUP_PIDS_MAX, why, sizeof why) < 0)
+		return kf_errf(err, KF_EINTERNAL, "%s", why);
+	return KF_OK;
 }
 
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err)
@@ -472,18 +579,21 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
 	snprintf(a_ro, sizeof a_ro, "%zu", have_ro ? o->shm_ro_bytes : 0);
 	snprintf(a_dev, sizeof a_dev, "%d", o->device);
-	snprintf(a_cpu, sizeof a_cpu, "%.0f", o->cpu_limit_s > 1 ? o->cpu_limit_s : 1);
+	r->cpu_limit_s = o->cpu_limit_s > 1 ? ceil(o->cpu_limit_s) : 1;
+	snprintf(a_cpu, sizeof a_cpu, "%.0f", r->cpu_limit_s);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
 	snprintf(a_vendor, sizeof a_vendor, "%d", o->vendor_libs ? 1 : 0);
 	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
+	if (make_cgroup(r, o, err) != KF_OK)
+		goto fail;
 	r->pid = fork();
 	if (r->pid < 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot fork the runner");
 		goto fail;
 	}
 	if (r->pid == 0)
-		exec_jail(path, argv, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
+		exec_jail(path, argv, &r->cg, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
 			  have_ro ? o->shm_ro_fd : devnull);
 	/* Also from the parent, so no window exists where the child is outside its group. */
 	setpgid(r->pid, r->pid);
@@ -543,7 +653,7 @@ static int exchange(struct kf_runner *r, const struct kf_cmd *c, uint32_t want, 
 		return -1;
 	if (freeze(r) != 0) {
 		kill_tree(r);
-		reap(r, &(int){ 0 });
+		kill_and_wait(r);
 		died(res, r->loaded ? KF_V_TIMEOUT : KF_V_INTERNAL_ERROR,
 		     "the runner did not stop within %.1f s of replying %s; the process tree was killed",
 		     (double)KF_FREEZE_TIMEOUT_NS / 1e9, phase_name(phase));
@@ -690,21 +800,21 @@ const char *kf_runner_output(struct kf_runner *r)
 {
 	if (r->output)
 		return r->output;
-	kf_buf b = KF_BUF_INIT;
+	kf_buf raw = KF_BUF_INIT, clean = KF_BUF_INIT;
 	char chunk[4096];
 	off_t off = 0;
-	while (r->log_fd >= 0 && b.len < KF_RUNNER_LOG_KEEP) {
+	while (r->log_fd >= 0 && raw.len < KF_RUNNER_LOG_KEEP) {
 		ssize_t n = pread(r->log_fd, chunk, sizeof chunk, off);
 		if (n <= 0)
 			break;
-		kf_buf_add(&b, chunk, (size_t)n);
+		kf_buf_add(&raw, chunk, (size_t)n);
 		off += n;
 	}
-	if (b.len > KF_RUNNER_LOG_KEEP) {
-		b.len = KF_RUNNER_LOG_KEEP;
-		b.data[b.len] = '\0';
-	}
-	r->output = kf_buf_detach(&b);
+	/* The candidate's bytes, escaped: valid UTF-8 without terminal controls, capped. */
+	kf_text_sanitize_max(raw.data ? raw.data : "", raw.len, KF_RUNNER_LOG_KEEP, &clean);
+	kf_buf_add(&clean, "", 0); /* terminated even when nothing was kept */
+	kf_buf_free(&raw);
+	r->output = kf_buf_detach(&clean);
 	return r->output;
 }
 
@@ -716,6 +826,7 @@ void kf_runner_stop(struct kf_runner *r)
 	if (!r)
 		return;
 	kill_and_wait(r);
+	kf_cgroup_remove(&r->cg);
 	if (r->cmd_fd >= 0) close(r->cmd_fd);
 	if (r->reply_fd >= 0) close(r->reply_fd);
 	if (r->status_fd >= 0) close(r->status_fd);

@@ -1,12 +1,17 @@
 /* Runner core (see runner_core.h). Theory of operation:
  *   The judge forks, puts the child in its own process group, unshares namespaces and execs
  *   this program as "jail". The jail forks the namespace's init (pid 1), which forks the runner
- *   (pid 2) and relays its wait status to the judge on KF_RFD_STATUS. The runner drops root,
- *   applies rlimits, maps the shared buffers, brings up the backend, installs the seccomp
- *   filter and only then loads the candidate (its constructors run under the filter). The
- *   dlopen's one openat() traps into our SIGSYS handler, which answers it with a duplicate of
- *   the descriptor the judge opened; every other trapped call is reported and ends the process.
- *   The memory cap is RLIMIT_DATA; the allocation wrappers below name a failed allocation. */
+ *   (pid 2). The runner drops root, applies rlimits, maps the shared buffers, brings up the
+ *   backend, installs its fault handler and the seccomp filter, whose default action is a user
+ *   notification; it hands the notification descriptor to init (init takes it with
+ *   pidfd_getfd) and closes its own copy. It then serves the judge's calibration calls on its
+ *   own no-op function, and only on LOAD loads the candidate (its constructors run under the
+ *   filter). Init supervises from outside the candidate's address space: it answers the
+ *   loader's one openat() of the candidate with the descriptor the judge opened, ends the
+ *   runner on any other notified call and reports that call, any failure of its own set-up,
+ *   and finally the runner's wait status and CPU time, on KF_RFD_STATUS, a pipe the runner
+ *   does not hold. The memory cap is RLIMIT_DATA; the allocation wrappers below name a failed
+ *   allocation. */
 #include "sandbox/runner_core.h"
 
 #include <dlfcn.h>
@@ -17,8 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,10 +41,11 @@
 #include "sandbox/runner_seccomp.h"
 
 #if !defined(__x86_64__)
-#error "the runner's SIGSYS handler reads x86-64 registers"
+#error "the runner's fault handler and the supervisor read x86-64 registers and system call numbers"
 #endif
 
-/* The name the candidate is dlopen()ed under; the file itself comes from KF_RFD_SO. */
+/* The name the candidate is dlopen()ed under; the file itself comes from KF_RFD_SO, injected by
+ * the supervisor as the result of the loader's openat(). */
 #define KF_CANDIDATE_DLNAME "/kforge/candidate.so"
 #define KF_RUNNER_NOFILE 64
 #define KF_RUNNER_NPROC 1024 /* threads of the unprivileged runner uid */
@@ -108,34 +120,6 @@ int posix_memalign(void **out, size_t a, size_t n)
 		return ENOMEM;
 	*out = p;
 	return 0;
-}
-
-/* ---- SIGSYS: answer the loader's one open, report anything else ---- */
-
-static int g_so_fd = -1;
-
-static void on_sigsys(int sig, siginfo_t *si, void *ucv)
-{
-	(void)sig;
-	ucontext_t *uc = ucv;
-	greg_t *r = uc->uc_mcontext.gregs;
-	int nr = si->si_syscall;
-	if (nr == SYS_openat && g_phase == KF_PHASE_LOAD && g_so_fd >= 0) {
-		const char *path = (const char *)r[REG_RSI];
-		int flags = (int)r[REG_RDX];
-		if (path && strcmp(path, KF_CANDIDATE_DLNAME) == 0 && (flags & O_ACCMODE) == O_RDONLY) {
-			r[REG_RAX] = syscall(SYS_fcntl, g_so_fd, F_DUPFD_CLOEXEC, 0);
-			return;
-		}
-	}
-	struct kf_msg m;
-	memset(&m, 0, sizeof m);
-	m.magic = KF_PROTO_MAGIC;
-	m.type = KF_MSG_VIOLATION;
-	m.rc = g_phase;
-	m.sysno = nr;
-	send_msg(&m);
-	syscall(SYS_exit_group, KF_RUNNER_EXIT_VIOLATION);
 }
 
 /* ---- the runner proper (pid 2 of the namespace) ---- */
@@ -274,16 +258,49 @@ static int install_fault_handler(void)
 	return 0;
 }
 
-static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend *be, const struct runner_args *a)
+/* The runner's end of its two pipes to init, during set-up only. */
+struct init_link {
+	int up, down; /* runner -> init, init -> runner */
+};
+
+/* Messages on the runner -> init pipe: here is the listener (its descriptor number), and the
+ * next openat is the loader's. Init answers each with one byte: 1 done, 0 failed (it then
+ * reports why on the status pipe and ends the runner). */
+enum { KF_LINK_LISTENER = 'F', KF_LINK_LOADING = 'L' };
+
+struct link_msg {
+	char what;
+	int fd;
+};
+
+static int ask_init(const struct init_link *l, char what, int fd)
+{
+	struct link_msg m = { what, fd };
+	char ok = 0;
+	if (write(l->up, &m, sizeof m) != (ssize_t)sizeof m || read(l->down, &ok, 1) != 1)
+		return -1;
+	return ok == 1 ? 0 : -1;
+}
+
+static __attribute__((noreturn)) void die_errno(const char *step)
 {
 	char why[KF_PROTO_TEXT_MAX];
-	if (kf_jail_drop_root() != 0)
-		die_setup("cannot drop root privileges");
+	snprintf(why, sizeof why, "%s: %s", step, strerror(errno));
+	die_setup(why);
+}
+
+static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend *be, const struct runner_args *a,
+						   const struct init_link *link)
+{
+	char why[KF_PROTO_TEXT_MAX];
+	/* A uid of its own: RLIMIT_NPROC and every other per-uid count are this runner's alone. */
+	if (kf_jail_drop_root_to(kf_jail_fresh_uid()) != 0)
+		die_errno("dropping root privileges to a fresh uid");
 	struct kf_jail_limits lim = a->lim;
 	if (!be->cap_host_data)
 		lim.data_bytes = 0;
 	if (kf_jail_set_limits(&lim) != 0)
-		die_setup("cannot apply resource limits");
+		die_errno("applying resource limits");
 	void *state = NULL;
 	if (be->setup && be->setup(&state, a->device, a->lim.data_bytes, a->vendor_libs, why, sizeof why) != 0)
 		die_setup(why);
@@ -297,17 +314,16 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	g_area_base = (uintptr_t)base;
 	g_area_bytes = area_bytes;
 	if (install_fault_handler() != 0)
-		die_setup("cannot install the fault handler");
-	g_so_fd = KF_RFD_SO;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, NULL) != 0)
-		die_setup("cannot install the SIGSYS handler");
-	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, why, sizeof why) != 0)
+		die_errno("installing the fault handler");
+	int listener = -1;
+	if (kf_runner_seccomp_install(getpid(), be->extra_syscalls, be->n_extra, !be->allow_uncounted_maps, &listener,
+				      why, sizeof why) != 0)
 		die_setup(why);
+	/* Init takes its own copy; ours goes before anything of the candidate exists, so the
+	 * candidate can never answer its own notifications. */
+	if (ask_init(link, KF_LINK_LISTENER, listener) != 0)
+		die_setup("the namespace init could not take the seccomp listener (see its report)");
+	close(listener);
 
 	/* Trusted until LOAD: the judge times null calls through the backend's own call path. */
 	struct kf_msg done;
@@ -319,6 +335,10 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	if (serve(be, state, base, area_bytes, null_call, true) != 1)
 		_exit(0);
 
+	if (ask_init(link, KF_LINK_LOADING, -1) != 0)
+		die_setup("the namespace init did not acknowledge the load");
+	close(link->up);
+	close(link->down);
 	g_armed = 1;
 	g_phase = KF_PHASE_LOAD;
 	void *so = dlopen(KF_CANDIDATE_DLNAME, RTLD_NOW | RTLD_LOCAL);
@@ -327,8 +347,6 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 		send_text(KF_MSG_LOAD_ERROR, 0, e ? e : "dlopen failed");
 		_exit(KF_RUNNER_EXIT_SETUP);
 	}
-	close(KF_RFD_SO);
-	g_so_fd = -1;
 	kf_shim_call_fn call = (kf_shim_call_fn)dlsym(so, KF_SHIM_CALL_SYMBOL);
 	kf_shim_init_fn init = (kf_shim_init_fn)dlsym(so, KF_SHIM_INIT_SYMBOL);
 	if (!call || !init) {
@@ -346,37 +364,196 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	_exit(0);
 }
 
-/* ---- pid 1 of the namespace: start the runner, relay how it ended ---- */
+/* ---- pid 1 of the namespace: the supervisor ---- */
+
+static void init_report(const struct kf_init_report *r)
+{
+	ssize_t n;
+	do
+		n = write(KF_RFD_STATUS, r, sizeof *r);
+	while (n < 0 && errno == EINTR);
+}
+
+static void init_report_setup(const char *step, int err)
+{
+	struct kf_init_report r;
+	memset(&r, 0, sizeof r);
+	r.magic = KF_PROTO_MAGIC;
+	r.type = KF_INIT_SETUP_ERROR;
+	r.err = err;
+	snprintf(r.text, sizeof r.text, "%s", step);
+	init_report(&r);
+}
+
+struct supervisor {
+	pid_t child;
+	int pidfd, listener, up, down;
+	bool loading;   /* the runner said its next openat is the loader's */
+	bool so_given;  /* ... and it was answered */
+	bool violated;  /* reported once; the runner is being killed */
+};
+
+static void end_runner(struct supervisor *s)
+{
+	kill(s->child, SIGKILL);
+	if (s->listener >= 0)
+		close(s->listener);
+	s->listener = -1;
+}
+
+static void fail_setup(struct supervisor *s, const char *step, int err)
+{
+	init_report_setup(step, err);
+	s->violated = true;
+	end_runner(s);
+}
+
+/* One message from the runner on the set-up pipe; EOF closes it. */
+static void on_link(struct supervisor *s)
+{
+	struct link_msg m;
+	ssize_t n = read(s->up, &m, sizeof m);
+	if (n != (ssize_t)sizeof m) {
+		close(s->up);
+		close(s->down);
+		s->up = s->down = -1;
+		return;
+	}
+	char ok = 1;
+	if (m.what == KF_LINK_LISTENER && s->listener < 0) {
+		s->listener = pidfd_getfd(s->pidfd, m.fd, 0);
+		if (s->listener < 0) {
+			ok = 0;
+			fail_setup(s, "pidfd_getfd of the runner's seccomp listener", errno);
+		}
+	} else if (m.what == KF_LINK_LOADING && s->listener >= 0) {
+		s->loading = true;
+	} else {
+		ok = 0;
+		fail_setup(s, "the runner's set-up messages came out of order", EPROTO);
+	}
+	if (write(s->down, &ok, 1) != 1)
+		fail_setup(s, "acknowledging the runner", errno);
+}
+
+/* One notified system call: the loader's open of the candidate is answered with the judge's
+ * descriptor, atomically as the call's result; anything else ends the runner and is reported. */
+static void on_notification(struct supervisor *s)
+{
+	struct seccomp_notif req;
+	memset(&req, 0, sizeof req); /* the kernel refuses a receive buffer that is not zeroed */
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+		return; /* the caller went away (killed, or interrupted by a signal and retrying) */
+	if (s->violated)
+		return;
+	if (s->loading && !s->so_given && req.data.arch == AUDIT_ARCH_X86_64 && req.data.nr == SYS_openat &&
+	    (req.data.args[2] & O_ACCMODE) == O_RDONLY) {
+		struct seccomp_notif_addfd add = {
+			.id = req.id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = KF_RFD_SO,
+			.newfd_flags = O_CLOEXEC,
+		};
+		s->so_given = true;
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
+			fail_setup(s, "handing the candidate to the loader (SECCOMP_IOCTL_NOTIF_ADDFD)", errno);
+		close(KF_RFD_SO);
+		return;
+	}
+	s->violated = true;
+	end_runner(s);
+	struct kf_init_report r;
+	memset(&r, 0, sizeof r);
+	r.magic = KF_PROTO_MAGIC;
+	r.type = KF_INIT_VIOLATION;
+	r.sysno = req.data.nr;
+	r.arch = req.data.arch;
+	init_report(&r);
+}
+
+static __attribute__((noreturn)) void supervise(struct supervisor *s)
+{
+	s->pidfd = pidfd_open(s->child, 0);
+	if (s->pidfd < 0)
+		fail_setup(s, "pidfd_open of the runner", errno);
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = s->pidfd, .events = POLLIN },
+			{ .fd = s->up, .events = POLLIN },
+			{ .fd = s->listener, .events = POLLIN },
+		};
+		if (s->pidfd < 0)
+			break;
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail_setup(s, "poll in the supervisor", errno);
+			break;
+		}
+		if (p[2].revents & POLLIN)
+			on_notification(s);
+		else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			close(s->listener); /* no task is left under the filter */
+			s->listener = -1;
+		}
+		if (p[1].revents)
+			on_link(s);
+		if (p[0].revents)
+			break;
+	}
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	int status = 0;
+	pid_t w;
+	do
+		w = wait4(s->child, &status, 0, &ru);
+	while (w < 0 && errno == EINTR);
+	struct kf_init_report r;
+	memset(&r, 0, sizeof r);
+	r.magic = KF_PROTO_MAGIC;
+	r.type = KF_INIT_ENDED;
+	r.status = w == s->child ? status : -1;
+	r.cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+		   ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+	init_report(&r);
+	_exit(0);
+}
 
 static __attribute__((noreturn)) void run_ns_init(const struct kf_runner_backend *be, const struct runner_args *a)
 {
 	/* pid 1 follows the jail process down; the kernel then ends the whole namespace. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* A /proc that matches the new pid namespace: the CUDA driver looks itself up there and
-	 * fails to initialise against the host's view. Without a pid namespace this fails harmlessly. */
+	 * fails to initialise against the host's view. Without privileges in the namespace (kforge
+	 * not run as root) this fails and the host's view stays, which the CPU runner never reads. */
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	int up[2], down[2];
+	if (pipe2(up, O_CLOEXEC) != 0 || pipe2(down, O_CLOEXEC) != 0) {
+		init_report_setup("pipe2 for the runner's set-up link", errno);
+		_exit(KF_RUNNER_EXIT_SETUP);
+	}
 	pid_t child = fork();
-	if (child < 0)
-		die_setup("fork of the runner failed");
+	if (child < 0) {
+		init_report_setup("fork of the runner", errno);
+		_exit(KF_RUNNER_EXIT_SETUP);
+	}
 	if (child == 0) {
 		close(KF_RFD_STATUS);
-		run_runner(be, a);
+		close(KF_RFD_SO); /* init hands it to the loader */
+		close(up[0]);
+		close(down[1]);
+		struct init_link link = { up[1], down[0] };
+		run_runner(be, a, &link);
 	}
-	/* Drop every descriptor but the status pipe so the judge sees EOF when the runner dies. */
+	/* Drop every descriptor but the status pipe (so the judge sees EOF when the runner dies)
+	 * and the candidate's file (for the loader's open). */
 	for (int fd = 0; fd < KF_RFD_FIRST_FREE; fd++)
-		if (fd != KF_RFD_STATUS)
+		if (fd != KF_RFD_STATUS && fd != KF_RFD_SO)
 			close(fd);
-	int status = 0;
-	for (;;) {
-		pid_t w = waitpid(-1, &status, 0);
-		if (w == child)
-			break;
-		if (w < 0 && errno != EINTR)
-			_exit(KF_RUNNER_EXIT_SETUP);
-	}
-	int32_t st = status;
-	ssize_t n = write(KF_RFD_STATUS, &st, sizeof st);
-	_exit(n == (ssize_t)sizeof st ? 0 : KF_RUNNER_EXIT_SETUP);
+	close(up[1]);
+	close(down[0]);
+	struct supervisor s = { .child = child, .pidfd = -1, .listener = -1, .up = up[0], .down = down[1] };
+	supervise(&s);
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -410,7 +587,7 @@ int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 	a.lim.nproc = KF_RUNNER_NPROC;
 	pid_t init = fork();
 	if (init < 0)
-		die_setup("fork of the namespace init failed");
+		die_errno("fork of the namespace init");
 	if (init == 0)
 		run_ns_init(be, &a);
 	for (int fd = KF_RFD_CMD; fd < KF_RFD_FIRST_FREE; fd++)

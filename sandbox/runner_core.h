@@ -1,6 +1,7 @@
 /* The runner program's backend-independent core: the process tree inside the jail
- * (jail -> namespace init -> runner), privilege drop and rlimits, the SIGSYS reporter, the
- * seccomp filter, loading the candidate and the command loop. A backend (CPU, CUDA) supplies
+ * (jail -> namespace init -> runner), privilege drop and rlimits, the fault reporter, the
+ * seccomp filter and its supervisor (the namespace init), loading the candidate and the
+ * command loop. A backend (CPU, CUDA) supplies
  * only what differs, through this small table of hooks. */
 #ifndef KF_RUNNER_CORE_H
 #define KF_RUNNER_CORE_H
@@ -18,6 +19,10 @@ struct kf_runner_backend {
 	/* Caps the data segment (RLIMIT_DATA) with the memory limit; a GPU backend leaves host
 	 * memory alone (the driver maps a lot) and caps device allocations itself. */
 	bool cap_host_data;
+	/* Lets the candidate make the mappings RLIMIT_DATA does not count, shared and grows-down ones
+	 * (refused with EPERM otherwise): a GPU driver maps shared memory during calls, and a GPU
+	 * backend leaves host memory to cgroups anyway. */
+	bool allow_uncounted_maps;
 	/* Before the filter: bring up whatever needs files and many syscalls (a CUDA context, and
 	 * the vendor libraries when the kernel may call them). mem_cap is the memory limit in bytes. */
 	int (*setup)(void **state, int device, size_t mem_cap, bool vendor_libs, char *why, size_t why_len);
@@ -34,7 +39,6 @@ struct kf_runner_backend {
 };
 
 /* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
-#define KF_RUNNER_EXIT_VIOLATION 97
 #define KF_RUNNER_EXIT_MEMORY 98
 #define KF_RUNNER_EXIT_SETUP 99
 

@@ -191,6 +191,7 @@ static const int cuda_syscalls[] = {
 static const struct kf_runner_backend cuda_backend = {
 	.name = "cuda",
 	.cap_host_data = false,
+	.allow_uncounted_maps = true,
 	.extra_syscalls = cuda_syscalls,
 	.n_extra = sizeof cuda_syscalls / sizeof cuda_syscalls[0],
 	.setup = cuda_setup,

@@ -1,7 +1,9 @@
 /* The judge <-> runner wire protocol: fixed-size binary messages on two pipes (commands in,
- * replies out). Every message is smaller than PIPE_BUF, so a write is atomic. The judge trusts
- * nothing in a reply except as a claim to be checked: times are cross-checked against its own
- * clock and outputs are read from shared memory by the judge itself. */
+ * replies out), and the namespace init's reports on a third (KF_RFD_STATUS). Every message is
+ * smaller than PIPE_BUF, so a write is atomic. Once the candidate is loaded the reply pipe is
+ * the candidate's to write: the judge takes a reply as a claim about the call at most (its
+ * clock is its own, outputs are read from shared memory by the judge itself). The status pipe
+ * is written only by the namespace init, which never runs candidate code. */
 #ifndef KF_RUNNER_PROTO_H
 #define KF_RUNNER_PROTO_H
 
@@ -31,7 +33,6 @@ enum kf_msg_type {
 	KF_MSG_READY = 1,      /* loaded, kf_init done */
 	KF_MSG_DONE = 2,       /* kf_launch returned rc after ns nanoseconds */
 	KF_MSG_PONG = 3,
-	KF_MSG_VIOLATION = 4,  /* forbidden system call sysno during phase `rc` */
 	KF_MSG_MEMORY = 5,     /* an allocation of `bytes` failed under the memory cap */
 	KF_MSG_LOAD_ERROR = 6, /* dlopen/dlsym failed; text says why */
 	KF_MSG_INIT_FAILED = 7,/* kf_init returned rc */
@@ -63,6 +64,24 @@ struct kf_msg {
 	char text[KF_PROTO_TEXT_MAX];
 };
 
+/* What the namespace init reports on KF_RFD_STATUS: zero or more of VIOLATION and SETUP_ERROR,
+ * then ENDED once the runner is reaped. */
+enum kf_init_report_type {
+	KF_INIT_ENDED = 1,       /* status: wait4's status; cpu_ns: the runner's user + system time */
+	KF_INIT_VIOLATION = 2,   /* a system call the filter refused: sysno, arch (AUDIT_ARCH_*) */
+	KF_INIT_SETUP_ERROR = 3, /* the supervision could not be set up: text names the step, err the errno */
+};
+
+struct kf_init_report {
+	uint32_t magic, type;
+	int32_t status, sysno;
+	uint32_t arch;
+	int32_t err;
+	int64_t cpu_ns;
+	char text[KF_PROTO_TEXT_MAX];
+};
+
+_Static_assert(sizeof(struct kf_init_report) <= 512, "init reports must stay atomic pipe writes");
 _Static_assert(sizeof(struct kf_msg) <= 512, "replies must stay atomic pipe writes");
 _Static_assert(sizeof(struct kf_cmd) <= 512, "commands must stay atomic pipe writes");
 

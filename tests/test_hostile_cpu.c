@@ -14,14 +14,18 @@
 	X(blocks_sigsys_then_opens_a_socket)                                                                 \
 	X(calls_an_undefined_function)                                                                       \
 	X(calls_ptrace)                                                                                      \
+	X(calls_through_int_0x80)                                                                            \
+	X(calls_through_the_x32_abi)                                                                         \
 	X(copies_an_input)                                                                                   \
 	X(cuts_corners_on_the_benchmark_shape)                                                               \
 	X(dereferences_null)                                                                                 \
 	X(execs_a_shell)                                                                                     \
 	X(execs_in_a_constructor)                                                                            \
+	X(exits_after_returning_with_a_nonblocking_command_pipe)                                             \
 	X(exits_inside_kf_launch)                                                                            \
 	X(finishes_in_a_thread_after_returning)                                                              \
 	X(floods_stdout)                                                                                     \
+	X(forges_a_setup_error_with_terminal_escapes)                                                        \
 	X(forges_an_input_it_zeroed)                                                                         \
 	X(forks_a_child)                                                                                     \
 	X(forks_in_a_constructor)                                                                            \
@@ -38,6 +42,7 @@
 	X(is_nondeterministic_except_at_n_1)                                                                 \
 	X(kills_its_parent)                                                                                  \
 	X(kills_its_parent_in_a_constructor)                                                                 \
+	X(kills_itself_with_sigkill)                                                                         \
 	X(loops_forever)                                                                                     \
 	X(madvise_removes_its_inputs)                                                                        \
 	X(matmul_accumulates_in_bf16)                                                                        \
@@ -47,8 +52,10 @@
 	X(opens_a_socket)                                                                                    \
 	X(opens_a_socket_in_a_constructor)                                                                   \
 	X(opens_etc_passwd)                                                                                  \
+	X(overwrites_the_runners_write_then_opens_a_socket)                                                  \
 	X(prints_a_fake_verdict)                                                                             \
 	X(raises_sigsegv)                                                                                    \
+	X(raises_sigsys)                                                                                     \
 	X(reads_the_environment)                                                                             \
 	X(replaces_the_sigsys_handler)                                                                       \
 	X(replays_its_last_output)                                                                           \
@@ -57,6 +64,9 @@
 	X(skips_work_after_three_calls)                                                                      \
 	X(sleeps_forever)                                                                                    \
 	X(softmax_without_max_subtraction)                                                                   \
+	X(speaks_ready_itself_from_kf_init)                                                                  \
+	X(starts_2000_threads)                                                                               \
+	X(touches_6_gib_of_shared_anonymous_memory)                                                          \
 	X(writes_all_zeros)                                                                                  \
 	X(writes_half_the_output)                                                                            \
 	X(writes_into_the_guard_page)                                                                        \

@@ -12,14 +12,18 @@
 	X(caches_by_pointer)                                                                                 \
 	X(calls_cublas)                                                                                      \
 	X(execs)                                                                                             \
+	X(exits_after_returning_with_a_nonblocking_command_pipe)                                             \
 	X(finishes_in_a_host_thread)                                                                         \
 	X(forges_a_reply)                                                                                    \
+	X(forges_a_setup_error_with_terminal_escapes)                                                        \
 	X(forks)                                                                                             \
 	X(forks_in_a_constructor)                                                                            \
+	X(kills_itself_with_sigkill)                                                                         \
 	X(loops_forever)                                                                                     \
 	X(opens_a_file)                                                                                      \
 	X(opens_a_file_in_a_constructor)                                                                     \
 	X(opens_a_socket_in_a_constructor)                                                                   \
+	X(overwrites_the_runners_write_then_opens_a_socket)                                                  \
 	X(pins_inputs_in_l2)                                                                                 \
 	X(reads_a_previous_output)                                                                           \
 	X(reads_an_illegal_address)                                                                          \

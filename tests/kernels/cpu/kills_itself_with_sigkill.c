@@ -1,0 +1,11 @@
+/* kforge-test: task=vector_add expect=crash reason~=SIGKILL */
+/* Sends itself SIGKILL, the signal the kernel's hard CPU limit uses: with almost no CPU time spent
+ * that is a crash, not a cpu_timeout. */
+#include <signal.h>
+
+int kf_launch(const float *x, const float *y, float *out, int n)
+{
+	(void)x, (void)y, (void)out, (void)n;
+	raise(SIGKILL);
+	return 0;
+}

@@ -148,18 +148,53 @@ static void thaw(struct kf_runner *r)
 	r->frozen = false;
 }
 
-/* The only child listed in /proc/<pid>/task/<pid>/children, 0 if none. */
+/* The parent of process pid, from /proc/<pid>/stat ("pid (comm) state ppid ..."); 0 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* comm may hold anything */
+	char state;
+	int ppid = 0;
+	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* The only child of pid (jail and init each have one): from /proc/<pid>/task/<pid>/children, or,
+ * on a kernel without that file, by looking for it among all processes. 0 if none. */
 static pid_t only_child(pid_t pid)
 {
 	char path[64], line[64];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
 	FILE *f = fopen(path, "re");
-	if (!f)
+	if (f) {
+		pid_t c = 0;
+		if (fgets(line, sizeof line, f))
+			c = (pid_t)strtol(line, NULL, 10);
+		fclose(f);
+		return c;
+	}
+	DIR *d = opendir("/proc");
+	if (!d)
 		return 0;
 	pid_t c = 0;
-	if (fgets(line, sizeof line, f))
-		c = (pid_t)strtol(line, NULL, 10);
-	fclose(f);
+	struct dirent *e;
+	while (!c && (e = readdir(d))) {
+		char *end;
+		long candidate = strtol(e->d_name, &end, 10);
+		if (*end == '\0' && candidate > 0 && parent_of((pid_t)candidate) == pid)
+			c = (pid_t)candidate;
+	}
+	closedir(d);
 	return c;
 }
 

@@ -6,10 +6,17 @@
  * the log. Results are cached by content hash.
  *
  * Runner jail: one untrusted process per evaluation (fork + exec of a small runner binary)
- * in new user/net/mount/pid/ipc namespaces, with a scrubbed environment, only its pipes and
- * the shared buffer fd open, rlimits (no RLIMIT_AS), a seccomp allowlist installed before
- * the candidate is loaded, and a watchdog that kills the whole process tree on timeout.
- * The judge talks to it over pipes and shares input/output buffers through one memfd. */
+ * in new network/mount/pid/ipc namespaces (user too when not root), with its own uid, its own
+ * cgroup where the machine offers one (pids.max, a memory cap), a scrubbed environment, only its
+ * pipes and the shared buffer fds open, rlimits (no RLIMIT_AS), a seccomp allowlist installed
+ * before the candidate is loaded whose every other call is a user notification to the
+ * namespace's init (a supervisor outside the candidate's address space that names the call and
+ * ends the runner), and a watchdog that kills the whole process tree on timeout. Any isolation
+ * step that cannot be set up is kforge's internal error, never a run without it (fail closed).
+ * The judge talks to it over pipes, times every exchange on its own clock, stops the runner's
+ * whole tree from each reply to the next command, and shares input/output buffers through
+ * memfds. Nothing the runner says after the candidate is loaded is believed beyond a claim about
+ * the call: a set-up error or any other unexpected message then is a forgery. */
 #ifndef KF_SANDBOX_H
 #define KF_SANDBOX_H
 

@@ -67,6 +67,7 @@ static const double gap_allowance_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 10
 static const double gap_allowance_share[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.02, [KF_BACKEND_CUDA] = 0.01 };
 #define KF_GAP_QUANTILE 0.9
 #define KF_CLAIM_REJECT_SHARE 0.05 /* more rejected candidate claims: the judge's clock for all */
+#define KF_CLAIM_REJECT_MIN 1      /* one stray sample in a short run is noise, and moves no median */
 /* Issue 16.5: a side whose samples fall into two modes, or whose clocks disagree this often, is
  * measured once more; if it persists, a warning names the modes. */
 #define KF_DISAGREE_SHARE 0.2
@@ -1121,7 +1122,7 @@ static void derive_samples(struct judge *j, struct side *sides, struct trust *tr
 			double by_wall = wall > tr->gap_median_ns ? wall - tr->gap_median_ns : wall;
 			sd->samples_ns[i] = (sd->trusted ? claim_sane(wall, claim) : inside) ? claim : by_wall;
 		}
-		sd->judge_clock = !sd->trusted && sd->rejected > KF_CLAIM_REJECT_SHARE * sd->n;
+		sd->judge_clock = !sd->trusted && sd->rejected > fmax(KF_CLAIM_REJECT_MIN, KF_CLAIM_REJECT_SHARE * sd->n);
 		for (int i = 0; sd->judge_clock && i < sd->n; i++)
 			sd->samples_ns[i] = sd->wall_ns[i] > tr->gap_median_ns ? sd->wall_ns[i] - tr->gap_median_ns : sd->wall_ns[i];
 	}

@@ -20,8 +20,11 @@ struct kf_area;
  * kernel running past an end-aligned buffer faults at once) and maps the input regions read-only
  * from a sealed memfd; on devices the guards are patterned redzones the judge checks. */
 #define KF_AREA_GUARD_BYTES 4096u
+/* After the last region: wider, so a far overrun of the last buffer still lands in the area. */
+#define KF_AREA_TAIL_GUARD_BYTES (1u << 20)
 struct kf_area_layout {
-	size_t bytes;     /* the whole area, a guard before the first region and after each */
+	size_t bytes;     /* the whole area: a guard before the first region and after each (the tail
+			     guard after the last) */
 	int n, n_readonly;/* regions; the first n_readonly hold inputs */
 	size_t start[KF_MAX_TENSORS], end[KF_MAX_TENSORS];
 };

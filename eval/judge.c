@@ -284,7 +284,7 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		j->s->scratch[i] = kf_xmalloc(host);
 		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
-	l->bytes = off;
+	l->bytes = off - KF_AREA_GUARD_BYTES + KF_AREA_TAIL_GUARD_BYTES;
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
 	struct kf_area **areas[] = { &j->s->area, &j->s->refarea, &j->s->snaparea, &j->s->vendarea };
@@ -574,7 +574,8 @@ static bool fault_verdict(struct judge *j, const struct kf_call_result *res, con
 		return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s before the start of %s '%s' %s", access,
 			      tensor_kind(j, 0), j->t->tensors[0].name, ctx);
 	for (int i = 0; i < l->n; i++) {
-		if (off >= l->end[i] && off < l->end[i] + KF_AREA_GUARD_BYTES)
+		size_t guard_end = i == l->n - 1 ? l->bytes : l->end[i] + KF_AREA_GUARD_BYTES;
+		if (off >= l->end[i] && off < guard_end)
 			return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s past the end of %s '%s' %s", access,
 				      tensor_kind(j, i), j->t->tensors[i].name, ctx);
 		if (off >= l->start[i] && off < l->end[i] && i < l->n_readonly && res->fault_write)

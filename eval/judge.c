@@ -947,11 +947,12 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 
 /* ---- determinism in a fresh runner ---- */
 
-/* The bench shape once more, in a runner of its own (nothing remembered from the first run), on
+/* The bench shape once more, in a runner of its own (nothing remembered from the first run;
+ * launched while the correctness battery ran, so its start-up costs little), on
  * the same input values placed at other offsets: its outputs must equal the first run's (bitwise
  * for bitwise tasks, else within tolerance). The first run is the correctness battery's last
  * trial, whose inputs and snapshot the judge still holds. */
-static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err *err)
+static int fresh_repeat(struct judge *j, struct kf_runner **fresh, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = &t->bench[j->b];
@@ -981,14 +982,18 @@ static int fresh_repeat(struct judge *j, const struct kf_runner_opts *ro, kf_err
 	}
 	if (j->s->ops->sync(j->s->area, err) != KF_OK)
 		return err->code;
-	struct kf_runner *r = NULL;
 	struct kf_call_result res;
-	if (kf_runner_start(ro, &r, &res, err) != KF_OK)
+	if (kf_runner_ready(fresh, &res, err) != KF_OK)
 		return err->code;
+	if (!*fresh) {
+		reject(j, res.verdict, "%s %s", res.reason, ctx);
+		return KF_OK;
+	}
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
-	int rc = r ? kf_runner_call(r, off, n_tensors(t), ints, t->n_symbols, &res, err) : KF_OK;
-	kf_runner_stop(r);
+	int rc = kf_runner_call(*fresh, off, n_tensors(t), ints, t->n_symbols, &res, err);
+	kf_runner_stop(*fresh);
+	*fresh = NULL;
 	if (rc != KF_OK)
 		return rc;
 	if (res.status != KF_CALL_OK) {
@@ -1501,9 +1506,10 @@ out:
 
 /* ---- the evaluation ---- */
 
-static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct kf_runner **vend)
+static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct kf_runner **vend,
+			 struct kf_runner **fresh)
 {
-	struct kf_runner **rs[] = { cand, ref, vend };
+	struct kf_runner **rs[] = { cand, ref, vend, fresh };
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
 		kf_runner_stop(*rs[i]);
 		*rs[i] = NULL;
@@ -1567,7 +1573,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
 	cJSON *machine = peaks->json ? cJSON_Duplicate(peaks->json, 1) : cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "machine", machine);
-	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL;
+	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL, *fresh = NULL;
 	struct kf_compile_res cres;
 	memset(&cres, 0, sizeof cres);
 	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
@@ -1613,13 +1619,14 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	j.s->refr = j.s->vendr = NULL;
 	if ((!ref && (rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK) ||
 	    (!vend && j.s->vendarea && !j.s->vendor_off[0] &&
-	     (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
+	     (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK) ||
+	    (rc = kf_runner_launch(&ro[SIDE_CANDIDATE], &fresh, err)) != KF_OK) /* the determinism re-run's */
 		goto out;
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "correctness_ms", &t_phase);
 	if (j.verdict == KF_V_OK) {
-		if ((rc = fresh_repeat(&j, &ro[SIDE_CANDIDATE], err)) != KF_OK)
+		if ((rc = fresh_repeat(&j, &fresh, err)) != KF_OK)
 			goto out;
 		phase_done(&j, "determinism_ms", &t_phase);
 	}
@@ -1638,14 +1645,14 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		j.s->vendr = vend;
 		ref = vend = NULL;
 	}
-	stop_runners(&cand, &ref, &vend);
+	stop_runners(&cand, &ref, &vend, &fresh);
 	phase_done(&j, "stop_ms", &t_phase);
 done:
 	finish(&j, res);
 	*result = res;
 	res = NULL;
 out:
-	stop_runners(&cand, &ref, &vend);
+	stop_runners(&cand, &ref, &vend, &fresh);
 	if (!o->session || rc != KF_OK) /* after kforge's own error, nothing is kept */
 		session_clear(j.s);
 	kf_compile_res_free(&cres);

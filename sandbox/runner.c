@@ -403,14 +403,17 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 			died(res, KF_V_INTERNAL_ERROR, "the runner's own set-up made %s", what);
 		return;
 	}
-	if (!e.ended) {
+	bool oom = kf_cgroup_oom_killed(&r->cg);
+	if (!e.ended && !oom) {
 		died(res, r->loaded ? KF_V_CRASH : KF_V_INTERNAL_ERROR, "the runner vanished %s without a status",
 		     phase_name(phase));
 		return;
 	}
-	int st = e.status;
+	int st = e.ended ? e.status : 0;
 	if (!r->loaded) {
-		if (WIFSIGNALED(st))
+		if (!e.ended)
+			died(res, KF_V_INTERNAL_ERROR, "the runner's tree was killed by the OOM killer during set-up");
+		else if (WIFSIGNALED(st))
 			died(res, KF_V_INTERNAL_ERROR, "the runner was killed by SIG%s during set-up",
 			     sigabbrev_np(WTERMSIG(st)));
 		else
@@ -418,7 +421,7 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 			     WIFEXITED(st) ? WEXITSTATUS(st) : st);
 		return;
 	}
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && kf_cgroup_oom_killed(&r->cg)) {
+	if (oom && (!e.ended || (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))) {
 		died(res, KF_V_MEMORY_LIMIT, "the runner ran out of its cgroup's memory %s (killed by the OOM killer)",
 		     phase_name(phase));
 		return;

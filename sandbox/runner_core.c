@@ -49,6 +49,7 @@
 #define KF_CANDIDATE_DLNAME "/kforge/candidate.so"
 #define KF_RUNNER_NOFILE 64
 #define KF_RUNNER_NPROC 1024 /* threads of the unprivileged runner uid */
+#define KF_OOM_FIRST "1000"  /* oom_score_adj: the first task the OOM killer picks */
 
 static volatile sig_atomic_t g_phase = KF_PHASE_SETUP;
 static volatile sig_atomic_t g_armed; /* allocation failures are reported once set */
@@ -293,6 +294,13 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 						   const struct init_link *link)
 {
 	char why[KF_PROTO_TEXT_MAX];
+	/* When its cgroup runs out of memory, the OOM killer takes the runner, never the jail or
+	 * the supervisor that report how it ended. Before the uid changes: /proc/self is then
+	 * root's. */
+	int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (oom < 0 || write(oom, KF_OOM_FIRST, strlen(KF_OOM_FIRST)) != (ssize_t)strlen(KF_OOM_FIRST))
+		die_errno("raising the runner's oom_score_adj");
+	close(oom);
 	/* A uid of its own: RLIMIT_NPROC and every other per-uid count are this runner's alone. */
 	if (kf_jail_drop_root_to(kf_jail_fresh_uid()) != 0)
 		die_errno("dropping root privileges to a fresh uid");

@@ -13,9 +13,10 @@
 /* The deadline, plus the call in flight when it passes, compile and start-up. */
 #define DEADLINE_OVERRUN_MAX_S 10.0
 #define SUBMIT_LIMIT_S 120.0
-/* A forged 3x would show as a speedup near 3; the same loop done honestly is near 1. */
-#define FORGED_SPEEDUP_MAX 1.5
-#define FORGED_OVER_HONEST_MAX 1.3
+/* Believed, a forged 3x would show as three times the honest speedup. Both are ratios against a
+ * reference timed in the same loop, but the shared test machine's load moves them apart by up to
+ * ~30% from one submission to the next. */
+#define FORGED_OVER_HONEST_MAX 1.5
 
 static char tmpdir[PATH_MAX];
 
@@ -64,7 +65,7 @@ Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 	cr_assert(v, "no verdict: %s", forged.err);
 	if (strcmp(v, "ok") == 0) {
 		double h = speedup_of(&honest), f = speedup_of(&forged);
-		cr_expect(f > 0 && f < FORGED_SPEEDUP_MAX && f < h * FORGED_OVER_HONEST_MAX,
+		cr_expect(f > 0 && f < h * FORGED_OVER_HONEST_MAX,
 			  "the forger's speedup is %.3g against %.3g honestly", f, h);
 		const cJSON *cand = cJSON_GetObjectItem(cJSON_GetObjectItem(forged.json, "timing"), "candidate");
 		const char *method = kf_cli_json_str(cand, "method");

@@ -27,6 +27,8 @@ static const char *const help_text =
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --seed N            base seed for every drawn input (default: random, recorded)\n"
 	"  --call-timeout S    wall-clock limit of one kf_launch call in seconds (default 10)\n"
+	"  --deadline S        wall-clock limit of the whole evaluation in seconds; past it the verdict\n"
+	"                      is timeout (default 300)\n"
 	"  --mem-limit-mib N   memory cap of the runner: host data on the CPU, device allocations on\n"
 	"                      CUDA (default 4096)\n"
 	"  --device N          GPU ordinal for the cuda backend (default 0)\n"
@@ -74,12 +76,14 @@ static void print_human(const cJSON *r)
 int kf_cmd_submit(int argc, char **argv)
 {
 	const char *task_name = NULL, *backend = "cpu", *as = NULL, *db = NULL, *seed = NULL, *timeout = NULL,
-		   *mem = NULL, *device = NULL;
+		   *mem = NULL, *device = NULL,
+		   *deadline = NULL;
 	bool json = false, help = false;
 	const struct kf_opt opts[] = {
 		{ "task", true, &task_name, NULL }, { "backend", true, &backend, NULL }, { "as", true, &as, NULL },
 		{ "db", true, &db, NULL },          { "seed", true, &seed, NULL },       { "call-timeout", true, &timeout, NULL },
 		{ "mem-limit-mib", true, &mem, NULL }, { "device", true, &device, NULL }, { "json", false, NULL, &json },
+		{ "deadline", true, &deadline, NULL },
 		{ NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
@@ -123,6 +127,8 @@ int kf_cmd_submit(int argc, char **argv)
 	}
 	if (rc == KF_OK && timeout)
 		rc = parse_positive("--call-timeout", timeout, &jo.call_timeout_s, &err);
+	if (rc == KF_OK && deadline)
+		rc = parse_positive("--deadline", deadline, &jo.deadline_s, &err);
 	double mib = 0;
 	if (rc == KF_OK && mem && (rc = parse_positive("--mem-limit-mib", mem, &mib, &err)) == KF_OK)
 		jo.mem_limit_bytes = (size_t)(mib * KF_SUBMIT_MIB);

@@ -15,12 +15,30 @@
 
 struct kf_area;
 
+/* The judge's areas are laid out as a row of regions, one per tensor, each page-aligned and
+ * followed by a guard of KF_AREA_GUARD_BYTES: the CPU runner leaves the guards unmapped (a
+ * kernel running past an end-aligned buffer faults at once) and maps the input regions read-only
+ * from a sealed memfd; on devices the guards are patterned redzones the judge checks. */
+#define KF_AREA_GUARD_BYTES 4096u
+/* After the last region: wider, so a far overrun of the last buffer still lands in the area. */
+#define KF_AREA_TAIL_GUARD_BYTES (1u << 20)
+struct kf_area_layout {
+	size_t bytes;     /* the whole area: a guard before the first region and after each (the tail
+			     guard after the last) */
+	int n, n_readonly;/* regions; the first n_readonly hold inputs */
+	size_t start[KF_MAX_TENSORS], end[KF_MAX_TENSORS];
+};
+
 struct kf_area_ops {
 	const char *name;
 	int (*create)(size_t bytes, int device, struct kf_area **out, kf_err *err);
+	int (*create_laid_out)(const struct kf_area_layout *l, int device, struct kf_area **out, kf_err *err);
 	void (*destroy)(struct kf_area *a);
 	/* The memfd a runner maps, and its size. */
 	int (*runner_fd)(struct kf_area *a, size_t *bytes);
+	/* The sealed memfd of the inputs (with the layout header) a CPU runner maps read-only, and
+	 * its size; -1 where there is none (devices, or an area made by create). */
+	int (*runner_ro_fd)(struct kf_area *a, size_t *bytes);
 	/* Address kernels use for offset off (host pointer, or device pointer). */
 	void *(*ptr)(struct kf_area *a, size_t off);
 	/* A host pointer the judge may read and write directly, or NULL (device memory). */
@@ -31,9 +49,16 @@ struct kf_area_ops {
 	/* Draws n fresh values in place (timing loop); NULL: the judge draws on the host and uploads. */
 	int (*fill)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
 		    uint64_t seed, kf_err *err);
-	/* A content hash of a byte range (to notice writes to inputs), and the number of elements
-	 * still holding the poison pattern, computed where the data lives. */
-	int (*hash)(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err);
+	/* Where two byte ranges (in a and b, areas of the same kind) first differ: *first is the byte
+	 * offset of the first difference (on devices, of the first differing 8-byte word), -1 when
+	 * equal. Compared where the data lives; a judge's copy, never a hash a candidate could invert. */
+	int (*diff)(struct kf_area *a, size_t off, struct kf_area *b, size_t b_off, size_t bytes, int64_t *first,
+		    kf_err *err);
+	/* Fills a byte range with a pattern byte, and finds the first byte of a range that no longer
+	 * holds it (*first -1: intact): the canaries and redzones around every buffer. */
+	int (*pattern_fill)(struct kf_area *a, size_t off, size_t bytes, uint8_t pattern, kf_err *err);
+	int (*pattern_check)(struct kf_area *a, size_t off, size_t bytes, uint8_t pattern, int64_t *first, kf_err *err);
+	/* The number of elements still holding the poison pattern, counted where the data lives. */
 	int (*count_poison)(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err);
 	/* Copies a range from another area of the same kind (inputs for the judge's reference run). */
 	int (*copy_from)(struct kf_area *dst, size_t dst_off, struct kf_area *src, size_t src_off, size_t bytes,

@@ -35,6 +35,9 @@
 #define KF_DEFAULT_MAX_ITERS 400
 #define KF_DEFAULT_TARGET_RSE 0.01
 #define KF_DEFAULT_VERIFY_FRACTION 0.2
+/* An evaluation normally takes 5-60 s; a candidate that answers every call just inside the call
+ * timeout would otherwise hold its judge for hours. */
+#define KF_DEFAULT_DEADLINE_S 300.0
 /* Above either, expected outputs come from the reference kernel and stay where the data lives. */
 #define KF_ORACLE_MAX_FLOPS 3e8
 #define KF_ORACLE_MAX_ELEMS (1 << 23) /* elements over all tensors (host copies in double) */
@@ -45,10 +48,29 @@
 #define KF_DRIFT_RETRIES 2
 static const double ref_drift[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.5, [KF_BACKEND_CUDA] = 0.1 };
 #define KF_SETTLE_NS 2000000        /* an output must stay unchanged this long after kf_launch returns */
-#define KF_BUF_ALIGN 4096           /* every tensor starts on its own page */
-#define KF_PINGS 20
-#define KF_OVERHEAD_FLOOR_NS 200000 /* protocol cost tolerated between the runner's and our clock */
-#define KF_OVERHEAD_PINGS_FACTOR 20
+#define KF_BUF_ALIGN 4096           /* every tensor's region starts on its own page */
+/* Buffers end where their region ends (the guard right after), at this alignment; the slack after
+ * the last element and this much before the first are patterned canaries, checked after calls. */
+#define KF_END_ALIGN 64
+#define KF_CANARY_BYTES 4096
+/* The determinism re-run places tensor i this much earlier in its region (room is reserved):
+ * other pages and other cache-line offsets, still aligned for vector loads. */
+#define KF_DET_SHIFT(i) (KF_BUF_ALIGN + 256 * ((size_t)(i) + 1))
+#define KF_DET_SLACK KF_DET_SHIFT(KF_MAX_TENSORS)
+/* Timing trust. A timed call has two clocks: the judge's own (wall, command written to reply
+ * read, the runner frozen outside it) and the runner's claim. The claim of a trusted runner
+ * (reference, vendor baseline) is believed; the candidate's only inside an envelope drawn from
+ * trusted calls: its gap (wall - claim) at most the trusted gaps' 90th percentile plus an
+ * allowance for scheduling noise. Otherwise the sample is the judge's clock less the trusted
+ * median gap, and past a small share of rejected claims every candidate sample is. */
+static const double gap_allowance_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 100e3, [KF_BACKEND_CUDA] = 5e3 };
+static const double gap_allowance_share[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 0.02, [KF_BACKEND_CUDA] = 0.01 };
+#define KF_GAP_QUANTILE 0.9
+#define KF_CLAIM_REJECT_SHARE 0.05 /* more rejected candidate claims: the judge's clock for all */
+#define KF_CLAIM_REJECT_MIN 1      /* one stray sample in a short run is noise, and moves no median */
+/* Issue 16.5: a side whose samples fall into two modes, or whose clocks disagree this often, is
+ * measured once more; if it persists, a warning names the modes. */
+#define KF_DISAGREE_SHARE 0.2
 /* How far below t_SOL a median must be for faster_than_light. Datasheet ceilings (devices) are
  * true upper bounds; ceilings measured on a shared CPU sit well under the truth whenever the
  * machine was busy, so they get a wide margin (and are re-measured before the verdict). */
@@ -63,14 +85,16 @@ struct kf_judge_session {
 	char key[KF_SESSION_KEY_MAX]; /* task, backend, device and runner limits it was built for; "" = empty */
 	const struct kf_area_ops *ops;
 	struct kf_area *area;    /* shared with the candidate's runner */
-	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner */
+	struct kf_area *refarea; /* the judge's own reference runs, and the reference's runner; also the
+				    judge's copy of the candidate's inputs, which no candidate reaches */
+	struct kf_area *snaparea;/* the candidate's outputs as they were when its call returned */
 	struct kf_area *vendarea;/* the vendor baseline's runner (NULL without one) */
 	struct kf_sampler *sampler;
 	struct kf_trusted ref, oracle;
 	char vendor_so[PATH_MAX]; /* the compiled vendor baseline; empty without one */
 	char vendor_off[KF_REASON_MAX]; /* why the vendor baseline is not timed, once it was dropped */
 	struct kf_runner *refr, *vendr; /* kept up between evaluations on devices */
-	size_t off[KF_MAX_TENSORS], shm_bytes;
+	struct kf_area_layout layout; /* the same for every area of the session */
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
 	/* Host copies, for the shapes the oracle checks: */
 	void *priv[KF_MAX_TENSORS];   /* inputs: the judge's copy; outputs: snapshot of the candidate's */
@@ -92,6 +116,10 @@ struct judge {
 	cJSON *trials;
 	cJSON *warnings;
 	cJSON *phases; /* wall time of each stage, for cost accounting */
+	uint8_t pattern;     /* the canaries' byte, drawn per evaluation */
+	int64_t deadline_ns; /* kf_now_ns() past which the evaluation ends with timeout; 0 = none */
+	const struct kf_shape *snap_shape; /* the call whose outputs snaparea holds (NULL: none pending) */
+	char snap_ctx[512];
 };
 
 void kf_judge_opts_default(struct kf_judge_opts *o)
@@ -110,6 +138,7 @@ void kf_judge_opts_default(struct kf_judge_opts *o)
 	o->max_iters = KF_DEFAULT_MAX_ITERS;
 	o->target_rse = KF_DEFAULT_TARGET_RSE;
 	o->verify_fraction = KF_DEFAULT_VERIFY_FRACTION;
+	o->deadline_s = KF_DEFAULT_DEADLINE_S;
 }
 
 /* ---- small helpers ---- */
@@ -125,6 +154,14 @@ static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
 	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
 	va_end(ap);
 	return true;
+}
+
+/* Checked before every call of the candidate: true (and the verdict set) once the deadline passed. */
+static bool past_deadline(struct judge *j)
+{
+	if (!j->deadline_ns || kf_now_ns() < j->deadline_ns)
+		return false;
+	return reject(j, KF_V_TIMEOUT, "the evaluation took longer than its deadline (%.0f s)", j->o->deadline_s);
 }
 
 static void warn(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -220,8 +257,8 @@ static void note_shape(struct judge *j, const struct kf_shape *s)
 	}
 }
 
-/* The areas hold every shape; the judge's host copies only the shapes the oracle checks (larger
- * ones never leave the areas). */
+/* The areas hold every shape, each tensor in a region of its own with a guard after it (area.h);
+ * the judge's host copies only the shapes the oracle checks (larger ones never leave the areas). */
 static int alloc_buffers(struct judge *j, kf_err *err)
 {
 	const struct kf_task *t = j->t;
@@ -229,11 +266,17 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		for (int k = 0; k < t->n_shapes[set]; k++)
 			note_shape(j, &t->shapes[set][k]);
 	note_shape(j, &t->bench[j->b]);
-	size_t off = 0;
+	struct kf_area_layout *l = &j->s->layout;
+	l->n = n_tensors(t);
+	l->n_readonly = t->n_inputs;
+	size_t off = KF_AREA_GUARD_BYTES;
 	for (int i = 0; i < n_tensors(t); i++) {
 		size_t bytes = (size_t)j->s->max_n[i] * kf_dtype_size(t->tensors[i].dtype);
-		j->s->off[i] = off;
-		off += (bytes + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		/* Room for the canary before the buffer and for the determinism re-run's shift. */
+		size_t need = bytes + KF_CANARY_BYTES + KF_DET_SLACK;
+		l->start[i] = off;
+		l->end[i] = off + (need + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		off = l->end[i] + KF_AREA_GUARD_BYTES;
 		size_t n = (size_t)(j->s->max_oracle_n[i] > 0 ? j->s->max_oracle_n[i] : 1);
 		size_t host = n * kf_dtype_size(t->tensors[i].dtype);
 		j->s->priv[i] = kf_xmalloc(host);
@@ -241,14 +284,14 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		j->s->scratch[i] = kf_xmalloc(host);
 		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
 	}
-	j->s->shm_bytes = off ? off : KF_BUF_ALIGN;
+	l->bytes = off - KF_AREA_GUARD_BYTES + KF_AREA_TAIL_GUARD_BYTES;
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
-	if (j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->area, err) != KF_OK ||
-	    j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->refarea, err) != KF_OK)
-		return err->code;
-	if (j->s->vendor_so[0] && j->s->ops->create(j->s->shm_bytes, j->o->device, &j->s->vendarea, err) != KF_OK)
-		return err->code;
+	struct kf_area **areas[] = { &j->s->area, &j->s->refarea, &j->s->snaparea, &j->s->vendarea };
+	for (size_t k = 0; k < sizeof areas / sizeof areas[0]; k++)
+		if ((areas[k] != &j->s->vendarea || j->s->vendor_so[0]) &&
+		    j->s->ops->create_laid_out(l, j->o->device, areas[k], err) != KF_OK)
+			return err->code;
 	return KF_OK;
 }
 
@@ -268,6 +311,7 @@ static void session_clear(struct kf_judge_session *s)
 	if (s->ops) {
 		s->ops->destroy(s->area);
 		s->ops->destroy(s->refarea);
+		s->ops->destroy(s->snaparea);
 		if (s->vendarea)
 			s->ops->destroy(s->vendarea);
 	}
@@ -332,6 +376,19 @@ static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape
 	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
 }
 
+/* Where tensor i lies at shape s: its last element as close to its region's end (and the guard)
+ * as the alignment allows. */
+static size_t at(const struct judge *j, const struct kf_shape *s, int i)
+{
+	return (j->s->layout.end[i] - tensor_bytes(j->t, i, s)) / KF_END_ALIGN * KF_END_ALIGN;
+}
+
+static void place(const struct judge *j, const struct kf_shape *s, size_t *off)
+{
+	for (int i = 0; i < n_tensors(j->t); i++)
+		off[i] = at(j, s, i);
+}
+
 static void shape_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints)
 {
 	for (int i = 0; i < t->n_symbols; i++)
@@ -363,7 +420,7 @@ static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err 
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	for (int i = 0; i < n_tensors(t); i++)
-		args[i] = j->s->ops->ptr(j->s->refarea, j->s->off[i]);
+		args[i] = j->s->ops->ptr(j->s->refarea, at(j, s, i));
 	int rc = j->s->ref.call(args, ints, j->s->ops->stream(j->s->refarea));
 	if (j->s->ops->sync(j->s->refarea, err) != KF_OK)
 		return err->code;
@@ -398,20 +455,25 @@ static void mismatch(struct judge *j, int i, const struct kf_cmp *c, int64_t n, 
 	       tol.rtol, (long long)c->n_bad, (long long)n, c->max_abs, ctx);
 }
 
-/* Every output in area a against the expected values for the inputs in a: the oracle's on
- * shapes it checks (on the host), otherwise the reference kernel's, run on a copy of the inputs
- * and compared where the data lives. Returns the first output that fails (-1: none) with its
- * comparison in *bad; with record_error, the evaluation's error statistics take the outputs in
- * (against the oracle only: errors against the reference's rounded outputs would overstate them). */
-static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_shape *s, bool record_error,
-			  int *failed, struct kf_cmp *bad, kf_err *err)
+/* The outputs in area out against the expected values for the inputs in area in: the oracle's on
+ * shapes it checks (on the host), otherwise the reference kernel's, run on the inputs in the
+ * reference area and compared where the data lives. For the candidate, in is the judge's own copy
+ * (the reference area) and out the snapshot of its outputs: nothing comes from memory it can
+ * write. Returns the first output that fails (-1: none) with its comparison in *bad; with
+ * record_error, the evaluation's error statistics take the outputs in (against the oracle only:
+ * errors against the reference's rounded outputs would overstate them). */
+static int verify_outputs(struct judge *j, struct kf_area *in, struct kf_area *out, const struct kf_shape *s,
+			  bool record_error, int *failed, struct kf_cmp *bad, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	bool oracle = kf_judge_uses_oracle(t, s);
 	*failed = -1;
 	for (int i = 0; i < t->n_inputs; i++) {
-		int rc = oracle ? j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err)
-				: j->s->ops->copy_from(j->s->refarea, j->s->off[i], a, j->s->off[i], tensor_bytes(t, i, s), err);
+		int rc = KF_OK;
+		if (oracle)
+			rc = j->s->ops->download(in, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err);
+		else if (in != j->s->refarea)
+			rc = j->s->ops->copy_from(j->s->refarea, at(j, s, i), in, at(j, s, i), tensor_bytes(t, i, s), err);
 		if (rc != KF_OK)
 			return err->code;
 	}
@@ -422,10 +484,10 @@ static int verify_outputs(struct judge *j, struct kf_area *a, const struct kf_sh
 		int64_t n = kf_task_numel(t, i, s);
 		struct kf_tolerance tol = kf_judge_tolerance(t, i, oracle);
 		if (oracle) {
-			if (j->s->ops->download(a, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+			if (j->s->ops->download(out, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
 			kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, bad);
-		} else if (j->s->ops->compare(a, j->s->off[i], j->s->refarea, j->s->off[i], ten->dtype, n, tol, bad, err) != KF_OK) {
+		} else if (j->s->ops->compare(out, at(j, s, i), j->s->refarea, at(j, s, i), ten->dtype, n, tol, bad, err) != KF_OK) {
 			return err->code;
 		}
 		if (record_error && oracle) /* the reference's outputs are rounded: only the oracle's are exact */
@@ -447,6 +509,82 @@ struct trial {
 	bool against_kept;     /* compare with the remembered outputs */
 };
 
+/* ---- guard zones ---- */
+
+/* The canaries of tensor i at shape s in the candidate's area: up to KF_CANARY_BYTES before its
+ * first element, and from its last element to the end of the guard after its region (the slack
+ * of the end alignment; on devices the guard itself is a redzone). */
+static void canaries(const struct judge *j, const struct kf_shape *s, int i, size_t zone[2][2])
+{
+	size_t off = at(j, s, i), start = j->s->layout.start[i];
+	zone[0][0] = off - start >= KF_CANARY_BYTES ? off - KF_CANARY_BYTES : start;
+	zone[0][1] = off;
+	zone[1][0] = off + tensor_bytes(j->t, i, s);
+	zone[1][1] = j->s->layout.end[i] + KF_AREA_GUARD_BYTES;
+}
+
+static int fill_canaries(struct judge *j, const struct kf_shape *s, kf_err *err)
+{
+	for (int i = 0; i < n_tensors(j->t); i++) {
+		size_t z[2][2];
+		canaries(j, s, i, z);
+		for (int k = 0; k < 2; k++)
+			if (j->s->ops->pattern_fill(j->s->area, z[k][0], z[k][1] - z[k][0], j->pattern, err) != KF_OK)
+				return err->code;
+	}
+	return KF_OK;
+}
+
+static const char *tensor_kind(const struct judge *j, int i) { return i < j->t->n_inputs ? "input" : "output"; }
+
+/* After a call: every canary intact, else out_of_bounds naming the buffer and the side. */
+static int check_canaries(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+{
+	for (int i = 0; i < n_tensors(j->t) && j->verdict == KF_V_OK; i++) {
+		size_t z[2][2];
+		canaries(j, s, i, z);
+		for (int k = 0; k < 2; k++) {
+			int64_t first;
+			if (j->s->ops->pattern_check(j->s->area, z[k][0], z[k][1] - z[k][0], j->pattern, &first, err) != KF_OK)
+				return err->code;
+			if (first < 0)
+				continue;
+			if (k == 0)
+				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote before the start of %s '%s' (%lld bytes before its first element) %s",
+				       tensor_kind(j, i), j->t->tensors[i].name, (long long)(z[0][1] - z[0][0] - (size_t)first), ctx);
+			else
+				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote past the end of %s '%s' (byte %lld after its last element) %s",
+				       tensor_kind(j, i), j->t->tensors[i].name, (long long)first, ctx);
+			break;
+		}
+	}
+	return KF_OK;
+}
+
+/* A fault the runner's own handler placed in the buffer area: a guard page is out_of_bounds, a
+ * write into an input's read-only region is inputs_modified. False when it is neither. */
+static bool fault_verdict(struct judge *j, const struct kf_call_result *res, const char *ctx)
+{
+	if (res->status != KF_CALL_DIED || !res->fault_known)
+		return false;
+	const struct kf_area_layout *l = &j->s->layout;
+	const char *access = res->fault_write ? "write" : "read";
+	size_t off = (size_t)res->fault_off;
+	if (off < KF_AREA_GUARD_BYTES)
+		return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s before the start of %s '%s' %s", access,
+			      tensor_kind(j, 0), j->t->tensors[0].name, ctx);
+	for (int i = 0; i < l->n; i++) {
+		size_t guard_end = i == l->n - 1 ? l->bytes : l->end[i] + KF_AREA_GUARD_BYTES;
+		if (off >= l->end[i] && off < guard_end)
+			return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s past the end of %s '%s' %s", access,
+				      tensor_kind(j, i), j->t->tensors[i].name, ctx);
+		if (off >= l->start[i] && off < l->end[i] && i < l->n_readonly && res->fault_write)
+			return reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (its pages are read-only) %s",
+				      j->t->tensors[i].name, ctx);
+	}
+	return false;
+}
+
 /* Host-side inputs (shapes the oracle checks): drawn here, uploaded, outputs poisoned. */
 static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 {
@@ -456,60 +594,108 @@ static int draw_inputs(struct judge *j, const struct trial *tr, kf_err *err)
 	for (int i = 0; i < t->n_inputs; i++) {
 		const struct kf_dist d = kf_task_dist(t, i, tr->stress, tr->shape);
 		kf_tensor_fill(j->s->sampler, &r, &d, t->tensors[i].dtype, j->s->priv[i], kf_task_numel(t, i, tr->shape));
-		if (j->s->ops->upload(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
+		if (j->s->ops->upload(j->s->area, at(j, tr->shape, i), j->s->priv[i], tensor_bytes(t, i, tr->shape), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->poison(j->s->area, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
+		if (j->s->ops->poison(j->s->area, at(j, tr->shape, i), t->tensors[i].dtype, kf_task_numel(t, i, tr->shape), err) != KF_OK)
 			return err->code;
+	if (fill_canaries(j, tr->shape, err) != KF_OK)
+		return err->code;
 	return j->s->ops->sync(j->s->area, err);
 }
 
 /* Fresh input values drawn where the buffers live (stress overrides applied) and poisoned
  * outputs; for a timed call also a cache flush, so it starts cold on data it has never seen.
- * hashes remember the inputs, so a write to them is noticed. */
+ * The candidate's inputs are drawn into the judge's own copy (the reference area) and copied
+ * into its area: every later check compares with that copy. */
 static int prepare_in_place(struct judge *j, struct kf_area *a, const struct kf_shape *s,
-			    const struct kf_stress *stress, kf_rng *r, uint64_t *hashes, bool flush, kf_err *err)
+			    const struct kf_stress *stress, kf_rng *r, bool flush, kf_err *err)
 {
 	const struct kf_task *t = j->t;
+	bool candidate = a == j->s->area;
+	struct kf_area *into = candidate ? j->s->refarea : a;
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t n = kf_task_numel(t, i, s);
 		const struct kf_tensor *ten = &t->tensors[i];
 		const struct kf_dist d = kf_task_dist(t, i, stress, s);
 		if (j->s->ops->fill) {
-			if (j->s->ops->fill(a, j->s->off[i], ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
+			if (j->s->ops->fill(into, at(j, s, i), ten->dtype, n, &d, kf_rng_next(r), err) != KF_OK)
 				return err->code;
 		} else {
-			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(a, j->s->off[i]), n);
+			kf_tensor_fill(j->s->sampler, r, &d, ten->dtype, j->s->ops->host_view(into, at(j, s, i)), n);
 		}
-		if (hashes && j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &hashes[i], err) != KF_OK)
+		if (candidate && j->s->ops->copy_from(a, at(j, s, i), into, at(j, s, i), tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->poison(a, j->s->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
+		if (j->s->ops->poison(a, at(j, s, i), t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
 			return err->code;
+	if (candidate && fill_canaries(j, s, err) != KF_OK)
+		return err->code;
 	if (flush && j->s->ops->flush(a, kf_rng_next(r), err) != KF_OK)
 		return err->code;
 	return j->s->ops->sync(a, err);
 }
 
-/* Inputs untouched and every output element written, checked where the data lives. */
-static int check_written(struct judge *j, struct kf_area *a, const struct kf_shape *s, const uint64_t *h,
-			 const char *ctx, kf_err *err)
+/* The candidate's outputs copied into the judge's own memory the moment its call returned (its
+ * runner is frozen then); every check of the outputs reads this copy. */
+static int snapshot_outputs(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	for (int i = t->n_inputs; i < n_tensors(t); i++)
+		if (j->s->ops->copy_from(j->s->snaparea, at(j, s, i), j->s->area, at(j, s, i), tensor_bytes(t, i, s), err) != KF_OK)
+			return err->code;
+	j->snap_shape = s;
+	snprintf(j->snap_ctx, sizeof j->snap_ctx, "%s", ctx);
+	return KF_OK;
+}
+
+static void still_changing(struct judge *j, int i, const char *ctx)
+{
+	reject(j, KF_V_UNWRITTEN_OUTPUT,
+	       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
+	       j->t->tensors[i].name, ctx);
+}
+
+/* The candidate's outputs must still equal the snapshot taken when its last call returned: after
+ * the settle delay, and again right before its next call. */
+static int check_snapshot(struct judge *j, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = j->snap_shape;
+	if (!s || j->verdict != KF_V_OK)
+		return KF_OK;
+	for (int i = t->n_inputs; i < n_tensors(t); i++) {
+		int64_t first;
+		if (j->s->ops->diff(j->s->area, at(j, s, i), j->s->snaparea, at(j, s, i), tensor_bytes(t, i, s), &first, err) != KF_OK)
+			return err->code;
+		if (first >= 0) {
+			still_changing(j, i, j->snap_ctx);
+			break;
+		}
+	}
+	return KF_OK;
+}
+
+/* Inputs equal to the judge's copy and every output element written (in the snapshot), checked
+ * where the data lives. */
+static int check_written(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	for (int i = 0; i < t->n_inputs; i++) {
-		uint64_t now;
-		if (j->s->ops->hash(a, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
+		int64_t first;
+		if (j->s->ops->diff(j->s->area, at(j, s, i), j->s->refarea, at(j, s, i), tensor_bytes(t, i, s), &first, err) != KF_OK)
 			return err->code;
-		if (now != h[i]) {
-			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' %s", t->tensors[i].name, ctx);
+		if (first >= 0) {
+			reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s",
+			       t->tensors[i].name, (long long)(first / (int64_t)kf_dtype_size(t->tensors[i].dtype)), ctx);
 			return KF_OK;
 		}
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t bad, n = kf_task_numel(t, i, s);
-		if (j->s->ops->count_poison(a, j->s->off[i], t->tensors[i].dtype, n, &bad, err) != KF_OK)
+		if (j->s->ops->count_poison(j->s->snaparea, at(j, s, i), t->tensors[i].dtype, n, &bad, err) != KF_OK)
 			return err->code;
 		if (bad) {
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%lld of %lld elements of output '%s' were never written %s",
@@ -530,13 +716,6 @@ static void settle(int64_t t_done)
 	}
 }
 
-static void still_changing(struct judge *j, int i, const char *ctx)
-{
-	reject(j, KF_V_UNWRITTEN_OUTPUT,
-	       "output '%s' was still changing after kf_launch returned (work left running in the background) %s",
-	       j->t->tensors[i].name, ctx);
-}
-
 static void trial_context(struct judge *j, const struct trial *tr, char *out, size_t len)
 {
 	char shape[256];
@@ -552,13 +731,13 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = tr->shape;
-	for (int i = t->n_inputs; i < n_tensors(t); i++) /* snapshot first: the judge's view at return */
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
+	for (int i = t->n_inputs; i < n_tensors(t); i++) /* the snapshot taken at return */
+		if (j->s->ops->download(j->s->snaparea, at(j, s, i), j->s->priv[i], tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	for (int i = 0; i < t->n_inputs; i++) {
 		size_t sz = kf_dtype_size(t->tensors[i].dtype);
 		int64_t n = kf_task_numel(t, i, s);
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], (size_t)n * sz, err) != KF_OK)
+		if (j->s->ops->download(j->s->area, at(j, s, i), j->s->scratch[i], (size_t)n * sz, err) != KF_OK)
 			return err->code;
 		if (memcmp(j->s->scratch[i], j->s->priv[i], (size_t)n * sz) == 0)
 			continue;
@@ -614,49 +793,26 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		}
 	}
 	settle(t_done);
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		size_t bytes = tensor_bytes(t, i, s);
-		if (j->s->ops->download(j->s->area, j->s->off[i], j->s->scratch[i], bytes, err) != KF_OK)
-			return err->code;
-		if (memcmp(j->s->scratch[i], j->s->priv[i], bytes) != 0) {
-			still_changing(j, i, ctx);
-			return KF_OK;
-		}
-	}
-	return KF_OK;
+	return check_snapshot(j, err);
 }
 
 /* The same checks at a shape too large for the oracle, where the data lives: nothing but a few
  * words crosses to the host. (The trivial-output guard runs on the oracle's shapes only.) */
-static int check_in_place(struct judge *j, const struct kf_shape *s, const uint64_t *h, const char *ctx,
-			  int64_t t_done, kf_err *err)
+static int check_in_place(struct judge *j, const struct kf_shape *s, const char *ctx, int64_t t_done, kf_err *err)
 {
 	const struct kf_task *t = j->t;
-	if (check_written(j, j->s->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
-	uint64_t out_h[KF_MAX_TENSORS];
-	for (int i = t->n_inputs; i < n_tensors(t); i++)
-		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &out_h[i], err) != KF_OK)
-			return err->code;
 	int failed;
 	struct kf_cmp c;
-	if (verify_outputs(j, j->s->area, s, true, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, j->s->refarea, j->s->snaparea, s, true, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
 		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
 		return KF_OK;
 	}
 	settle(t_done);
-	for (int i = t->n_inputs; i < n_tensors(t); i++) {
-		uint64_t now;
-		if (j->s->ops->hash(j->s->area, j->s->off[i], tensor_bytes(t, i, s), &now, err) != KF_OK)
-			return err->code;
-		if (now != out_h[i]) {
-			still_changing(j, i, ctx);
-			return KF_OK;
-		}
-	}
-	return KF_OK;
+	return check_snapshot(j, err);
 }
 
 static void check_repeat(struct judge *j, const struct trial *tr, const char *ctx)
@@ -690,6 +846,8 @@ static void check_repeat(struct judge *j, const struct trial *tr, const char *ct
 
 static void call_failure(struct judge *j, const struct kf_call_result *res, const char *ctx)
 {
+	if (fault_verdict(j, res, ctx))
+		return;
 	if (res->status == KF_CALL_DIED)
 		reject(j, res->verdict, "%s %s", res->reason, ctx);
 	else if (res->status == KF_CALL_FAILED)
@@ -705,20 +863,29 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	char ctx[512];
 	trial_context(j, tr, ctx, sizeof ctx);
 	bool oracle = kf_judge_uses_oracle(t, tr->shape);
-	uint64_t h[KF_MAX_TENSORS];
 	kf_rng rng;
 	kf_rng_seed(&rng, tr->seed);
-	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->s->area, tr->shape, tr->stress, &rng, h, false, err)) != KF_OK)
+	if (check_snapshot(j, err) != KF_OK)
+		return err->code;
+	j->snap_shape = NULL;
+	if (j->verdict != KF_V_OK || past_deadline(j))
+		return KF_OK;
+	if ((oracle ? draw_inputs(j, tr, err) : prepare_in_place(j, j->s->area, tr->shape, tr->stress, &rng, false, err)) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, tr->shape, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	size_t off[KF_MAX_TENSORS];
+	place(j, tr->shape, off);
+	if (kf_runner_call(r, off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
 		call_failure(j, &res, ctx);
-	else if ((oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, h, ctx, t_done, err)) != KF_OK)
+	else if (snapshot_outputs(j, tr->shape, ctx, err) != KF_OK || check_canaries(j, tr->shape, ctx, err) != KF_OK)
+		return err->code;
+	if (j->verdict == KF_V_OK && res.status == KF_CALL_OK &&
+	    (oracle ? check_outputs(j, tr, ctx, t_done, err) : check_in_place(j, tr->shape, ctx, t_done, err)) != KF_OK)
 		return err->code;
 	if (j->verdict == KF_V_OK && oracle)
 		check_repeat(j, tr, ctx);
@@ -778,6 +945,88 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 	return run_trial(j, r, &bench, err);
 }
 
+/* ---- determinism in a fresh runner ---- */
+
+/* The bench shape once more, in a runner of its own (nothing remembered from the first run;
+ * launched while the correctness battery ran, so its start-up costs little), on
+ * the same input values placed at other offsets: its outputs must equal the first run's (bitwise
+ * for bitwise tasks, else within tolerance). The first run is the correctness battery's last
+ * trial, whose inputs and snapshot the judge still holds. */
+static int fresh_repeat(struct judge *j, struct kf_runner **fresh, kf_err *err)
+{
+	const struct kf_task *t = j->t;
+	const struct kf_shape *s = &t->bench[j->b];
+	char ctx[512], shape[256];
+	describe_shape(t, s, shape, sizeof shape);
+	snprintf(ctx, sizeof ctx, "(bench shape %s, the same inputs at other offsets in a fresh runner)", shape);
+	if (check_snapshot(j, err) != KF_OK || j->verdict != KF_V_OK || past_deadline(j))
+		return err->code;
+	j->snap_shape = NULL;
+	size_t off[KF_MAX_TENSORS];
+	for (int i = 0; i < n_tensors(t); i++)
+		off[i] = at(j, s, i) - KF_DET_SHIFT(i);
+	/* The first run's inputs into the judge's copy (oracle shapes kept them on the host), its
+	 * outputs beside them. */
+	bool oracle = kf_judge_uses_oracle(t, s);
+	for (int i = 0; i < n_tensors(t); i++) {
+		size_t bytes = tensor_bytes(t, i, s);
+		int rc = i < t->n_inputs
+				 ? (oracle ? j->s->ops->upload(j->s->refarea, at(j, s, i), j->s->priv[i], bytes, err) : KF_OK)
+				 : j->s->ops->copy_from(j->s->refarea, at(j, s, i), j->s->snaparea, at(j, s, i), bytes, err);
+		if (rc == KF_OK && i < t->n_inputs)
+			rc = j->s->ops->copy_from(j->s->area, off[i], j->s->refarea, at(j, s, i), bytes, err);
+		if (rc == KF_OK && i >= t->n_inputs)
+			rc = j->s->ops->poison(j->s->area, off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err);
+		if (rc != KF_OK)
+			return err->code;
+	}
+	if (j->s->ops->sync(j->s->area, err) != KF_OK)
+		return err->code;
+	struct kf_call_result res;
+	if (kf_runner_ready(fresh, &res, err) != KF_OK)
+		return err->code;
+	if (!*fresh) {
+		reject(j, res.verdict, "%s %s", res.reason, ctx);
+		return KF_OK;
+	}
+	long long ints[KF_MAX_SYMBOLS];
+	shape_ints(t, s, ints);
+	int rc = kf_runner_call(*fresh, off, n_tensors(t), ints, t->n_symbols, &res, err);
+	kf_runner_stop(*fresh);
+	*fresh = NULL;
+	if (rc != KF_OK)
+		return rc;
+	if (res.status != KF_CALL_OK) {
+		call_failure(j, &res, ctx);
+		return KF_OK;
+	}
+	for (int i = 0; i < n_tensors(t) && j->verdict == KF_V_OK; i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, s), first;
+		size_t sz = kf_dtype_size(ten->dtype);
+		if (i < t->n_inputs || t->determinism == KF_DET_BITWISE) {
+			if (j->s->ops->diff(j->s->area, off[i], j->s->refarea, at(j, s, i), (size_t)n * sz, &first, err) != KF_OK)
+				return err->code;
+			if (first < 0)
+				continue;
+			if (i < t->n_inputs)
+				reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (element %lld changed) %s", ten->name,
+				       (long long)(first / (int64_t)sz), ctx);
+			else
+				reject(j, KF_V_NONDETERMINISTIC, "output '%s' differs bitwise from the first run's (element %lld) %s",
+				       ten->name, (long long)(first / (int64_t)sz), ctx);
+			continue;
+		}
+		struct kf_cmp c;
+		if (j->s->ops->compare(j->s->area, off[i], j->s->refarea, at(j, s, i), ten->dtype, n, t->tol[ten->dtype], &c, err) != KF_OK)
+			return err->code;
+		if (!c.pass)
+			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in the first run and %.9g in another %s",
+			       ten->name, (long long)c.first_bad, c.want, c.got, ctx);
+	}
+	return KF_OK;
+}
+
 /* ---- timing ---- */
 
 enum side_role { SIDE_CANDIDATE, SIDE_REFERENCE, SIDE_VENDOR, SIDE_COUNT };
@@ -786,9 +1035,24 @@ static const char *const side_names[SIDE_COUNT] = { "candidate", "reference", "v
 struct side {
 	struct kf_runner *r; /* NULL: not timed (no vendor baseline, or it failed) */
 	struct kf_area *area;
-	double *samples_ns;
+	bool trusted;        /* reference and vendor baseline: their claims are believed */
+	double *wall_ns;     /* per timed call: the judge's clock */
+	double *claim_ns;    /* per timed call: the runner's own measurement */
+	double *samples_ns;  /* what the judge takes as the time of each call (derive_samples) */
 	int n;
-	int inconsistent; /* samples where the runner's clock disagreed with ours */
+	int rejected;        /* calls whose claim fell outside the envelope */
+	bool judge_clock;    /* every sample is the judge's clock (too many claims rejected) */
+	struct kf_modes modes;
+	bool bimodal;
+};
+
+/* The trusted overhead of one call (wall - claim outside the kernel): the reference runner's
+ * gaps in this loop and the null calls through the candidate's runner before its code was
+ * loaded. */
+struct trust {
+	double gap_median_ns, gap_p90_ns;
+	double ref_gap_p90_ns; /* the reference's own: a trusted side's clocks disagree beyond it */
+	struct kf_runner_calib cal; /* the candidate's runner, before its code was loaded */
 };
 
 /* SM and memory clocks sampled once per iteration of the timing loop, with the reasons the
@@ -825,22 +1089,82 @@ static void vendor_dropped(struct judge *j, struct side *sd, const char *why)
 	sd->r = NULL;
 }
 
+static bool claim_sane(double wall, double claim) { return claim > 0 && claim <= wall; }
+
+/* The trusted overhead from the reference's calls so far and the candidate runner's calibration. */
+static void trusted_overhead(const struct side *ref, struct trust *tr)
+{
+	double *gaps = kf_xmalloc(sizeof *gaps * (size_t)(ref->n ? ref->n : 1));
+	int n = 0;
+	for (int i = 0; i < ref->n; i++)
+		if (claim_sane(ref->wall_ns[i], ref->claim_ns[i]))
+			gaps[n++] = ref->wall_ns[i] - ref->claim_ns[i];
+	double med = kf_stats_quantile(gaps, n, 0.5), p90 = kf_stats_quantile(gaps, n, KF_GAP_QUANTILE);
+	free(gaps);
+	tr->ref_gap_p90_ns = isfinite(p90) ? p90 : 0;
+	/* The tighter of the two: a strict envelope costs an honest candidate only the judge's clock's
+	 * noise, a loose one would let a forger shave its width off every call. */
+	if (tr->cal.n > 0) {
+		med = n ? fmin(med, (double)tr->cal.gap_median_ns) : (double)tr->cal.gap_median_ns;
+		p90 = n ? fmin(p90, (double)tr->cal.gap_p90_ns) : (double)tr->cal.gap_p90_ns;
+	}
+	tr->gap_median_ns = isfinite(med) ? med : 0;
+	tr->gap_p90_ns = isfinite(p90) ? p90 : 0;
+}
+
+/* Each side's samples from its two clocks (see "Timing trust" above). */
+static void derive_samples(struct judge *j, struct side *sides, struct trust *tr)
+{
+	trusted_overhead(&sides[SIDE_REFERENCE], tr);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct side *sd = &sides[k];
+		sd->rejected = 0;
+		for (int i = 0; i < sd->n; i++) {
+			double wall = sd->wall_ns[i], claim = sd->claim_ns[i];
+			double envelope = (sd->trusted ? tr->ref_gap_p90_ns : tr->gap_p90_ns) + gap_allowance_ns[j->b] +
+					  gap_allowance_share[j->b] * claim;
+			bool inside = claim_sane(wall, claim) && wall - claim <= envelope;
+			sd->rejected += !inside;
+			double by_wall = wall > tr->gap_median_ns ? wall - tr->gap_median_ns : wall;
+			sd->samples_ns[i] = (sd->trusted ? claim_sane(wall, claim) : inside) ? claim : by_wall;
+		}
+		sd->judge_clock = !sd->trusted && sd->rejected > fmax(KF_CLAIM_REJECT_MIN, KF_CLAIM_REJECT_SHARE * sd->n);
+		for (int i = 0; sd->judge_clock && i < sd->n; i++)
+			sd->samples_ns[i] = sd->wall_ns[i] > tr->gap_median_ns ? sd->wall_ns[i] - tr->gap_median_ns : sd->wall_ns[i];
+	}
+}
+
+/* Whether a side's measurement is unsteady: two modes, or a trusted runner whose clocks disagree
+ * too often (the candidate's disagreements put it on the judge's clock instead). */
+static bool unsteady(struct side *sd)
+{
+	sd->bimodal = kf_stats_bimodal(sd->samples_ns, sd->n, &sd->modes);
+	return sd->bimodal || (sd->trusted && sd->rejected > KF_DISAGREE_SHARE * sd->n);
+}
+
 /* One timed call of a side. For the candidate, every call is checked for untouched inputs and
  * fully written outputs, and a random share (chosen after the call) is fully verified. */
-static int timed_call(struct judge *j, struct side *sides, enum side_role role, int iter, kf_rng *r,
-		      int64_t ping_ns, kf_err *err)
+static int timed_call(struct judge *j, struct side *sides, enum side_role role, int iter, kf_rng *r, kf_err *err)
 {
 	const struct kf_task *t = j->t;
 	const struct kf_shape *s = &t->bench[j->b];
 	struct side *sd = &sides[role];
-	uint64_t h[KF_MAX_TENSORS];
 	bool candidate = role == SIDE_CANDIDATE;
-	if (prepare_in_place(j, sd->area, s, NULL, r, candidate ? h : NULL, true, err) != KF_OK)
+	if (candidate) {
+		if (check_snapshot(j, err) != KF_OK)
+			return err->code;
+		j->snap_shape = NULL;
+		if (j->verdict != KF_V_OK || past_deadline(j))
+			return KF_OK;
+	}
+	if (prepare_in_place(j, sd->area, s, NULL, r, true, err) != KF_OK)
 		return err->code;
 	long long ints[KF_MAX_SYMBOLS];
 	shape_ints(t, s, ints);
 	struct kf_call_result res;
-	if (kf_runner_call(sd->r, j->s->off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
+	size_t off[KF_MAX_TENSORS];
+	place(j, s, off);
+	if (kf_runner_call(sd->r, off, n_tensors(t), ints, t->n_symbols, &res, err) != KF_OK)
 		return err->code;
 	char ctx[512], shape[256];
 	describe_shape(t, s, shape, sizeof shape);
@@ -856,26 +1180,19 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 		call_failure(j, &res, ctx);
 		return KF_OK;
 	}
-	/* The runner's clock is only believed when it fits inside ours. */
-	int64_t bound = KF_OVERHEAD_PINGS_FACTOR * ping_ns;
-	if (bound < KF_OVERHEAD_FLOOR_NS)
-		bound = KF_OVERHEAD_FLOOR_NS;
-	double sample = (double)res.runner_ns;
-	if (res.runner_ns <= 0 || res.runner_ns > res.wall_ns || res.wall_ns - res.runner_ns > bound) {
-		sd->inconsistent++;
-		sample = (double)(res.wall_ns > ping_ns ? res.wall_ns - ping_ns : res.wall_ns);
-	}
-	sd->samples_ns[sd->n++] = sample;
+	sd->wall_ns[sd->n] = (double)res.wall_ns;
+	sd->claim_ns[sd->n++] = (double)res.runner_ns;
 	if (!candidate)
 		return KF_OK;
-	if (check_written(j, sd->area, s, h, ctx, err) != KF_OK || j->verdict != KF_V_OK)
+	if (snapshot_outputs(j, s, ctx, err) != KF_OK || check_canaries(j, s, ctx, err) != KF_OK ||
+	    check_written(j, s, ctx, err) != KF_OK || j->verdict != KF_V_OK)
 		return err->code;
 	/* Chosen after the call, so no candidate can know which outputs get checked. */
 	if (kf_rng_uniform(r) >= j->o->verify_fraction)
 		return KF_OK;
 	int failed;
 	struct kf_cmp c;
-	if (verify_outputs(j, sd->area, s, false, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, j->s->refarea, j->s->snaparea, s, false, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0)
 		mismatch(j, failed, &c, kf_task_numel(t, failed, s), kf_judge_uses_oracle(t, s), ctx);
@@ -889,7 +1206,7 @@ static int check_vendor(struct judge *j, struct side *sd, kf_err *err)
 	struct kf_cmp c;
 	if (!sd->r)
 		return KF_OK;
-	if (verify_outputs(j, sd->area, &j->t->bench[j->b], false, &failed, &c, err) != KF_OK)
+	if (verify_outputs(j, sd->area, sd->area, &j->t->bench[j->b], false, &failed, &c, err) != KF_OK)
 		return err->code;
 	if (failed >= 0) {
 		char why[256];
@@ -915,7 +1232,19 @@ static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
 	cJSON_AddNumberToObject(o, "min_ms", st->min);
 	cJSON_AddNumberToObject(o, "rse", isfinite(st->rse) ? st->rse : -1);
 	cJSON_AddNumberToObject(o, "n", st->n);
-	cJSON_AddNumberToObject(o, "clock_disagreements", sd->inconsistent);
+	cJSON_AddStringToObject(o, "method", sd->trusted ? "runner_clock" : sd->judge_clock ? "judge_clock" : "runner_clock_checked");
+	cJSON_AddNumberToObject(o, sd->trusted ? "clock_disagreements" : "claims_rejected", sd->rejected);
+	if (sd->bimodal) {
+		cJSON *m = cJSON_AddArrayToObject(o, "modes");
+		double med[2] = { sd->modes.low_median / 1e6, sd->modes.high_median / 1e6 };
+		int cnt[2] = { sd->modes.low_n, sd->modes.high_n };
+		for (int k = 0; k < 2; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "median_ms", med[k]);
+			cJSON_AddNumberToObject(e, "n", cnt[k]);
+			cJSON_AddItemToArray(m, e);
+		}
+	}
 	cJSON *arr = cJSON_AddArrayToObject(o, "samples_ns");
 	for (int i = 0; i < sd->n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber(sd->samples_ns[i]));
@@ -961,8 +1290,10 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 {
 	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
 				     .call_timeout_s = j->o->call_timeout_s, .cpu_limit_s = j->o->cpu_limit_s,
-				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs };
+				     .mem_limit_bytes = j->o->mem_limit_bytes, .vendor_libs = vendor_libs,
+				     .shm_ro_fd = -1 };
 	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
+	ro.shm_ro_fd = j->s->ops->runner_ro_fd(a, &ro.shm_ro_bytes);
 	return ro;
 }
 
@@ -986,12 +1317,12 @@ static int timing_runners(struct judge *j, struct kf_runner **ref, struct kf_run
 
 /* One measurement: the timed iterations of every side, interleaved, until each side's relative
  * standard error is under the target (after min_iters) or the budget is spent. */
-static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf_rng *r, int64_t ping_ns,
+static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf_rng *r, struct trust *tr,
 		   struct kf_stats *st, kf_err *err)
 {
 	int rc = KF_OK;
 	for (int k = 0; k < SIDE_COUNT; k++)
-		sides[k].n = sides[k].inconsistent = 0;
+		sides[k].n = 0;
 	cl->n = cl->slowed = 0;
 	cl->reasons = 0;
 	unsigned long long reasons;
@@ -1002,9 +1333,10 @@ static int measure(struct judge *j, struct side *sides, struct clock_log *cl, kf
 	for (int it = 0; rc == KF_OK && j->verdict == KF_V_OK && it < j->o->max_iters; it++) {
 		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
 			if (sides[k].r)
-				rc = timed_call(j, sides, (enum side_role)k, it, r, ping_ns, err);
+				rc = timed_call(j, sides, (enum side_role)k, it, r, err);
 		if (rc != KF_OK || j->verdict != KF_V_OK)
 			break;
+		derive_samples(j, sides, tr);
 		if (j->s->ops->clocks)
 			sample_clocks(j, cl);
 		bool steady = true;
@@ -1026,29 +1358,25 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 {
 	int rc = KF_OK;
 	int cap = j->o->max_iters + KF_WARMUP_CALLS;
-	struct side sides[SIDE_COUNT] = { { cand, j->s->area, NULL, 0, 0 }, { ref, j->s->refarea, NULL, 0, 0 },
-					  { *vend, j->s->vendarea, NULL, 0, 0 } };
-	for (int k = 0; k < SIDE_COUNT; k++)
+	struct side sides[SIDE_COUNT] = { { .r = cand, .area = j->s->area }, { .r = ref, .area = j->s->refarea },
+					  { .r = *vend, .area = j->s->vendarea } };
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		sides[k].trusted = k != SIDE_CANDIDATE;
 		sides[k].samples_ns = kf_xcalloc((size_t)cap, sizeof(double));
+		sides[k].wall_ns = kf_xcalloc((size_t)cap, sizeof(double));
+		sides[k].claim_ns = kf_xcalloc((size_t)cap, sizeof(double));
+	}
 	struct clock_log cl = { .sm = kf_xcalloc((size_t)cap, sizeof(double)), .mem = kf_xcalloc((size_t)cap, sizeof(double)) };
 	kf_rng r;
 	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
-	int64_t pings[KF_PINGS];
-	for (int i = 0; i < KF_PINGS && rc == KF_OK; i++)
-		rc = kf_runner_ping(cand, &pings[i], err);
-	if (rc != KF_OK)
-		goto out;
-	double pd[KF_PINGS];
-	for (int i = 0; i < KF_PINGS; i++)
-		pd[i] = (double)pings[i];
-	struct kf_stats ps;
-	kf_stats_compute(pd, KF_PINGS, &ps);
-	int64_t ping_ns = (int64_t)ps.median;
+	struct trust tr = { 0 };
+	if (kf_runner_calibration(cand, &tr.cal) != KF_OK)
+		tr.cal.n = 0;
 
 	for (int w = 0; w < KF_WARMUP_CALLS && rc == KF_OK && j->verdict == KF_V_OK; w++)
 		for (int k = 0; k < SIDE_COUNT && rc == KF_OK && j->verdict == KF_V_OK; k++)
 			if (sides[k].r)
-				rc = timed_call(j, sides, (enum side_role)k, -1 - w, &r, ping_ns, err);
+				rc = timed_call(j, sides, (enum side_role)k, -1 - w, &r, err);
 	if (rc == KF_OK && j->verdict == KF_V_OK)
 		rc = check_vendor(j, &sides[SIDE_VENDOR], err);
 	struct kf_stats st[SIDE_COUNT];
@@ -1056,26 +1384,53 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	if (rc == KF_OK && j->o->store)
 		rc = kf_store_best_ref_time(j->o->store, j->t->spec_hash, kf_backend_name(j->b), j->peaks->key, &best_ref, err);
 	int remeasured = 0;
+	bool retried_unsteady = false;
 	while (rc == KF_OK && j->verdict == KF_V_OK) {
-		if ((rc = measure(j, sides, &cl, &r, ping_ns, st, err)) != KF_OK || j->verdict != KF_V_OK)
+		if ((rc = measure(j, sides, &cl, &r, &tr, st, err)) != KF_OK || j->verdict != KF_V_OK)
 			break;
-		double drift = st[SIDE_REFERENCE].median / best_ref - 1;
-		if (!(drift > ref_drift[j->b]))
-			break;
-		if (remeasured == KF_DRIFT_RETRIES) {
-			warn(j, "the reference stayed %.0f%% slower than its best on this machine (%.4g ms) after %d re-measurements: the device was disturbed, times are high",
-			     drift * 100, best_ref, remeasured);
-			break;
+		/* The samples are nanoseconds; the stored best is milliseconds. */
+		double drift = st[SIDE_REFERENCE].median / 1e6 / best_ref - 1;
+		if (drift > ref_drift[j->b]) {
+			if (remeasured == KF_DRIFT_RETRIES) {
+				warn(j, "the reference stayed %.0f%% slower than its best on this machine (%.4g ms) after %d re-measurements: the device was disturbed, times are high",
+				     drift * 100, best_ref, remeasured);
+				break;
+			}
+			remeasured++;
+			warn(j, "the reference ran %.0f%% slower than its best on this machine (%.4g ms): the device was disturbed, timing again",
+			     drift * 100, best_ref);
+			continue;
 		}
-		remeasured++;
-		warn(j, "the reference ran %.0f%% slower than its best on this machine (%.4g ms): the device was disturbed, timing again",
-		     drift * 100, best_ref);
+		bool shaky = false;
+		for (int k = 0; k < SIDE_COUNT; k++)
+			shaky = (sides[k].r && unsteady(&sides[k])) || shaky;
+		if (!shaky || retried_unsteady)
+			break;
+		retried_unsteady = true;
 	}
+	if (rc == KF_OK) /* the last timed call's outputs, like every other's */
+		rc = check_snapshot(j, err);
 	if (rc != KF_OK || j->verdict != KF_V_OK)
 		goto out;
 	unsigned long long reasons;
 	cJSON *timing = cJSON_AddObjectToObject(res, "timing");
 	cJSON_AddNumberToObject(timing, "remeasured", remeasured);
+	cJSON_AddNumberToObject(timing, "remeasured_unsteady", retried_unsteady);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct side *sd = &sides[k];
+		if (!sd->r || !unsteady(sd))
+			continue;
+		if (sd->bimodal)
+			warn(j, "the %s's times fell into two modes, %.4g ms (%d calls) and %.4g ms (%d calls), in two measurements: its median mixes them",
+			     side_names[k], sd->modes.low_median / 1e6, sd->modes.low_n, sd->modes.high_median / 1e6,
+			     sd->modes.high_n);
+		else if (!sd->judge_clock) /* said below */
+			warn(j, "the %s runner's own clock and the judge's disagreed at %d of %d timed calls, in two measurements",
+			     side_names[k], sd->rejected, sd->n);
+	}
+	if (sides[SIDE_CANDIDATE].judge_clock)
+		warn(j, "the candidate's runner claimed times the judge's clock does not support at %d of %d calls: every candidate time is the judge's clock less the trusted overhead",
+		     sides[SIDE_CANDIDATE].rejected, sides[SIDE_CANDIDATE].n);
 	if (j->s->ops->clocks) {
 		j->s->ops->clocks(j->o->device, &cl.after[0], &cl.after[1], &reasons);
 		clocks_json(&cl, timing);
@@ -1086,7 +1441,23 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	for (int k = 0; k < SIDE_COUNT; k++)
 		if (sides[k].r)
 			cJSON_AddItemToObject(timing, side_names[k], stats_json(&sides[k], &st[k]));
-	cJSON_AddNumberToObject(timing, "protocol_round_trip_ns", (double)ping_ns);
+	cJSON *ov = cJSON_AddObjectToObject(timing, "trusted_overhead");
+	cJSON_AddNumberToObject(ov, "gap_median_ns", tr.gap_median_ns);
+	cJSON_AddNumberToObject(ov, "gap_p90_ns", tr.gap_p90_ns);
+	cJSON_AddNumberToObject(ov, "reference_gap_p90_ns", tr.ref_gap_p90_ns);
+	cJSON_AddNumberToObject(ov, "allowance_ns", gap_allowance_ns[j->b]);
+	cJSON_AddNumberToObject(ov, "allowance_share", gap_allowance_share[j->b]);
+	for (int k = 0; k < SIDE_COUNT; k++) {
+		struct kf_runner_calib c;
+		if (!sides[k].r || kf_runner_calibration(sides[k].r, &c) != KF_OK)
+			continue;
+		cJSON *o = cJSON_AddObjectToObject(cJSON_GetObjectItem(timing, side_names[k]), "calibration");
+		cJSON_AddNumberToObject(o, "n", c.n);
+		cJSON_AddNumberToObject(o, "wall_median_ns", (double)c.wall_median_ns);
+		cJSON_AddNumberToObject(o, "wall_p90_ns", (double)c.wall_p90_ns);
+		cJSON_AddNumberToObject(o, "gap_median_ns", (double)c.gap_median_ns);
+		cJSON_AddNumberToObject(o, "gap_p90_ns", (double)c.gap_p90_ns);
+	}
 	cJSON_AddNumberToObject(timing, "flush_bytes", (double)j->s->ops->flush_bytes(j->s->area));
 	cJSON_AddNumberToObject(timing, "verify_fraction", j->o->verify_fraction);
 	cJSON_AddItemToObject(timing, "bench_shape", shape_json(j->t, &j->t->bench[j->b]));
@@ -1122,8 +1493,11 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
 		       t_ms, t_sol_ms, kf_sol_bound_name(bound), j->peaks->device);
 out:
-	for (int k = 0; k < SIDE_COUNT; k++)
+	for (int k = 0; k < SIDE_COUNT; k++) {
 		free(sides[k].samples_ns);
+		free(sides[k].wall_ns);
+		free(sides[k].claim_ns);
+	}
 	free(cl.sm);
 	free(cl.mem);
 	*vend = sides[SIDE_VENDOR].r; /* NULL once dropped (and already stopped) */
@@ -1132,9 +1506,10 @@ out:
 
 /* ---- the evaluation ---- */
 
-static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct kf_runner **vend)
+static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct kf_runner **vend,
+			 struct kf_runner **fresh)
 {
-	struct kf_runner **rs[] = { cand, ref, vend };
+	struct kf_runner **rs[] = { cand, ref, vend, fresh };
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
 		kf_runner_stop(*rs[i]);
 		*rs[i] = NULL;
@@ -1186,6 +1561,10 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	j.warnings = cJSON_CreateArray();
 	j.phases = cJSON_CreateObject();
 	int64_t t_phase = kf_now_ns();
+	if (o->deadline_s > 0)
+		j.deadline_ns = t_phase + (int64_t)(o->deadline_s * 1e9);
+	if (getrandom(&j.pattern, sizeof j.pattern, 0) != (ssize_t)sizeof j.pattern)
+		j.pattern = (uint8_t)kf_now_ns();
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "task", t->name);
 	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);
@@ -1194,7 +1573,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
 	cJSON *machine = peaks->json ? cJSON_Duplicate(peaks->json, 1) : cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "machine", machine);
-	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL;
+	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL, *fresh = NULL;
 	struct kf_compile_res cres;
 	memset(&cres, 0, sizeof cres);
 	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
@@ -1240,11 +1619,17 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	j.s->refr = j.s->vendr = NULL;
 	if ((!ref && (rc = kf_runner_launch(&ro[SIDE_REFERENCE], &ref, err)) != KF_OK) ||
 	    (!vend && j.s->vendarea && !j.s->vendor_off[0] &&
-	     (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK))
+	     (rc = kf_runner_launch(&ro[SIDE_VENDOR], &vend, err)) != KF_OK) ||
+	    (rc = kf_runner_launch(&ro[SIDE_CANDIDATE], &fresh, err)) != KF_OK) /* the determinism re-run's */
 		goto out;
 	if ((rc = correctness(&j, cand, err)) != KF_OK)
 		goto out;
 	phase_done(&j, "correctness_ms", &t_phase);
+	if (j.verdict == KF_V_OK) {
+		if ((rc = fresh_repeat(&j, &fresh, err)) != KF_OK)
+			goto out;
+		phase_done(&j, "determinism_ms", &t_phase);
+	}
 	if (j.verdict == KF_V_OK) {
 		if ((rc = timing_runners(&j, &ref, &vend, err)) != KF_OK)
 			goto out;
@@ -1260,14 +1645,14 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		j.s->vendr = vend;
 		ref = vend = NULL;
 	}
-	stop_runners(&cand, &ref, &vend);
+	stop_runners(&cand, &ref, &vend, &fresh);
 	phase_done(&j, "stop_ms", &t_phase);
 done:
 	finish(&j, res);
 	*result = res;
 	res = NULL;
 out:
-	stop_runners(&cand, &ref, &vend);
+	stop_runners(&cand, &ref, &vend, &fresh);
 	if (!o->session || rc != KF_OK) /* after kforge's own error, nothing is kept */
 		session_clear(j.s);
 	kf_compile_res_free(&cres);

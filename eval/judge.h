@@ -36,6 +36,7 @@ struct kf_judge_opts {
 	int min_iters, max_iters; /* timed iterations per side */
 	double target_rse;        /* stop once both sides' relative standard error is below this */
 	double verify_fraction;   /* share of timed iterations whose output is fully checked */
+	double deadline_s;        /* wall limit of the whole evaluation (verdict timeout past it); 0 = none */
 	struct kf_store *store;   /* optional: lets measured ceilings be confirmed (kf_sol_confirm) */
 	struct kf_judge_session *session; /* optional: state kept between evaluations (see above) */
 };

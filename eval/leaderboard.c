@@ -47,6 +47,7 @@ static const enum kf_verdict progress_order[] = {
 	KF_V_FASTER_THAN_LIGHT, KF_V_NONDETERMINISTIC,
 	/* ran to the end, wrong outputs */
 	KF_V_WRONG_ANSWER, KF_V_UNWRITTEN_OUTPUT, KF_V_TRIVIAL_OUTPUT, KF_V_INPUTS_MODIFIED,
+	KF_V_OUT_OF_BOUNDS,
 	/* ran, did not finish */
 	KF_V_TIMEOUT, KF_V_CPU_TIMEOUT, KF_V_MEMORY_LIMIT, KF_V_RUNTIME_ERROR, KF_V_CRASH, KF_V_SANDBOX_VIOLATION,
 	/* never ran */

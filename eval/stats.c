@@ -48,3 +48,43 @@ void kf_stats_compute(const double *samples, int n, struct kf_stats *out)
 	out->max = s[n - 1];
 	free(s);
 }
+
+double kf_stats_quantile(const double *samples, int n, double q)
+{
+	if (n <= 0)
+		return NAN;
+	double *s = kf_xmalloc(sizeof *s * (size_t)n);
+	memcpy(s, samples, sizeof *s * (size_t)n);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	double v = quantile(s, n, q);
+	free(s);
+	return v;
+}
+
+bool kf_stats_bimodal(const double *samples, int n, struct kf_modes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n < KF_MODE_MIN_SAMPLES)
+		return false;
+	double *s = kf_xmalloc(sizeof *s * (size_t)n);
+	memcpy(s, samples, sizeof *s * (size_t)n);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	int lo = (int)ceil(KF_MODE_MIN_SHARE * n), split = -1;
+	double widest = 0;
+	for (int k = lo; k <= n - lo; k++) /* split before s[k]: s[0..k) and s[k..n) */
+		if (s[k] - s[k - 1] > widest) {
+			widest = s[k] - s[k - 1];
+			split = k;
+		}
+	double median = quantile(s, n, 0.5);
+	bool two = false;
+	if (split > 0 && widest > KF_MODE_MIN_GAP * median) {
+		out->low_median = quantile(s, split, 0.5);
+		out->high_median = quantile(s + split, n - split, 0.5);
+		out->low_n = split;
+		out->high_n = n - split;
+		two = out->high_median > out->low_median * (1 + KF_MODE_MIN_SPLIT);
+	}
+	free(s);
+	return two;
+}

@@ -205,20 +205,3 @@ void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t 
 	for (int64_t i = 0; i < n; i++)
 		dst[i] = kf_tensor_get(d, src, i);
 }
-
-uint64_t kf_tensor_hash(const void *src, size_t bytes)
-{
-	/* FNV-style mixing over 8-byte words: cheap, and any single changed bit changes it. */
-	const unsigned char *p = src;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i = 0;
-	for (; i + 8 <= bytes; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	for (; i < bytes; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}

@@ -1,6 +1,6 @@
 /* Tensor values as the judge handles them: drawing inputs from a task's distributions,
  * poisoning outputs with a NaN pattern no arithmetic produces, converting any dtype to
- * double for comparison, and a fast content hash to notice writes to inputs. */
+ * double for comparison. */
 #ifndef KF_TENSOR_H
 #define KF_TENSOR_H
 
@@ -31,6 +31,5 @@ void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t 
 double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i);
 /* Stores v rounded to dtype d (as a draw is) and returns the stored value. */
 double kf_tensor_set(enum kf_dtype d, void *dst, int64_t i, double v);
-uint64_t kf_tensor_hash(const void *src, size_t bytes);
 
 #endif

@@ -21,6 +21,7 @@ static const char *const names[KF_V_COUNT] = {
 	[KF_V_NONDETERMINISTIC] = "nondeterministic",
 	[KF_V_FASTER_THAN_LIGHT] = "faster_than_light",
 	[KF_V_POLICY_VIOLATION] = "policy_violation",
+	[KF_V_OUT_OF_BOUNDS] = "out_of_bounds",
 	[KF_V_INTERNAL_ERROR] = "internal_error",
 };
 

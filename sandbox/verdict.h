@@ -21,6 +21,7 @@ enum kf_verdict {
 	KF_V_NONDETERMINISTIC,
 	KF_V_FASTER_THAN_LIGHT,
 	KF_V_POLICY_VIOLATION,
+	KF_V_OUT_OF_BOUNDS, /* wrote or read outside its buffers (a guard page or canary) */
 	KF_V_INTERNAL_ERROR,
 	KF_V_COUNT
 };

@@ -27,6 +27,7 @@
 	X(finishes_in_a_thread_after_returning)                                                              \
 	X(floods_stdout)                                                                                     \
 	X(forges_a_setup_error_with_terminal_escapes)                                                        \
+	X(forges_an_input_it_zeroed)                                                                         \
 	X(forks_a_child)                                                                                     \
 	X(forks_in_a_constructor)                                                                            \
 	X(has_a_syntax_error)                                                                                \
@@ -42,12 +43,15 @@
 	X(includes_proc_self_environ)                                                                        \
 	X(is_correct_and_writes_to_stderr)                                                                   \
 	X(is_correct_with_openmp)                                                                            \
+	X(is_nondeterministic_except_at_n_1)                                                                 \
 	X(kills_its_parent)                                                                                  \
 	X(kills_its_parent_in_a_constructor)                                                                 \
 	X(kills_itself_with_sigkill)                                                                         \
 	X(loops_forever)                                                                                     \
+	X(madvise_removes_its_inputs)                                                                        \
 	X(matmul_accumulates_in_bf16)                                                                        \
 	X(misnames_the_entry_point)                                                                          \
+	X(mprotects_its_inputs_writable)                                                                     \
 	X(opens_a_file_in_a_constructor)                                                                     \
 	X(opens_a_socket)                                                                                    \
 	X(opens_a_socket_in_a_constructor)                                                                   \
@@ -58,6 +62,7 @@
 	X(raises_sigsys)                                                                                     \
 	X(reads_the_environment)                                                                             \
 	X(replaces_the_sigsys_handler)                                                                       \
+	X(replays_its_last_output)                                                                           \
 	X(returns_an_error_code)                                                                             \
 	X(rounds_the_sum_to_bf16)                                                                            \
 	X(skips_work_after_three_calls)                                                                      \
@@ -68,8 +73,11 @@
 	X(touches_6_gib_of_shared_anonymous_memory)                                                          \
 	X(writes_all_zeros)                                                                                  \
 	X(writes_half_the_output)                                                                            \
+	X(writes_into_the_guard_page)                                                                        \
 	X(writes_nan)                                                                                        \
+	X(writes_one_element_before_the_output)                                                              \
 	X(writes_one_infinity)                                                                               \
+	X(writes_one_tile_past_the_end)                                                                      \
 	X(zeroes_an_input_after_computing)                                                                   \
 	X(zeroes_an_input_then_copies_the_other)
 

@@ -93,6 +93,12 @@ fail:
 	return KF_EINTERNAL;
 }
 
+/* Device memory has no guard pages: the guards are redzones, patterned and checked by the judge. */
+static int area_create_laid_out(const struct kf_area_layout *l, int device, struct kf_area **out, kf_err *err)
+{
+	return area_create(l->bytes, device, out, err);
+}
+
 static void area_destroy(struct kf_area *a)
 {
 	if (!a)
@@ -113,7 +119,30 @@ static int area_runner_fd(struct kf_area *a, size_t *bytes)
 	return a->fd;
 }
 
+static int area_runner_ro_fd(struct kf_area *a, size_t *bytes)
+{
+	(void)a;
+	*bytes = 0;
+	return -1;
+}
+
 static void *area_ptr(struct kf_area *a, size_t off) { return a->dev + off; }
+
+static int area_pattern_fill(struct kf_area *a, size_t off, size_t bytes, uint8_t pattern, kf_err *err)
+{
+	cudaError_t e = cudaMemsetAsync(a->dev + off, pattern, bytes, a->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(a->stream);
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "patterning redzones on the GPU", e);
+}
+
+static int area_pattern_check(struct kf_area *a, size_t off, size_t bytes, uint8_t pattern, int64_t *first, kf_err *err)
+{
+	unsigned long long f = 0;
+	cudaError_t e = kf_cuda_pattern_check(a->dev + off, (int64_t)bytes, pattern, a->scratch, &f, a->stream);
+	*first = f == ~0ull ? -1 : (int64_t)f;
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "checking redzones on the GPU", e);
+}
 
 static void *area_host_view(struct kf_area *a, size_t off)
 {
@@ -161,12 +190,13 @@ static int area_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, 
 	return e == cudaSuccess ? KF_OK : cuda_fail(err, "drawing inputs on the GPU", e);
 }
 
-static int area_hash(struct kf_area *a, size_t off, size_t bytes, uint64_t *out, kf_err *err)
+static int area_diff(struct kf_area *a, size_t off, struct kf_area *b, size_t b_off, size_t bytes, int64_t *first,
+		     kf_err *err)
 {
-	unsigned long long h = 0;
-	cudaError_t e = kf_cuda_hash(a->dev + off, (int64_t)bytes, a->scratch, &h, a->stream);
-	*out = h;
-	return e == cudaSuccess ? KF_OK : cuda_fail(err, "hashing inputs on the GPU", e);
+	unsigned long long f = 0;
+	cudaError_t e = kf_cuda_diff(a->dev + off, b->dev + b_off, (int64_t)bytes, a->scratch, &f, a->stream);
+	*first = f == ~0ull ? -1 : (int64_t)f;
+	return e == cudaSuccess ? KF_OK : cuda_fail(err, "comparing buffers on the GPU", e);
 }
 
 static int area_count_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, int64_t *out, kf_err *err)
@@ -430,15 +460,19 @@ static int device_arch(int device)
 static const struct kf_area_ops cuda_ops = {
 	.name = "cuda",
 	.create = area_create,
+	.create_laid_out = area_create_laid_out,
 	.destroy = area_destroy,
 	.runner_fd = area_runner_fd,
+	.runner_ro_fd = area_runner_ro_fd,
 	.ptr = area_ptr,
 	.host_view = area_host_view,
 	.upload = area_upload,
 	.download = area_download,
 	.poison = area_poison,
 	.fill = area_fill,
-	.hash = area_hash,
+	.diff = area_diff,
+	.pattern_fill = area_pattern_fill,
+	.pattern_check = area_pattern_check,
 	.count_poison = area_count_poison,
 	.copy_from = area_copy_from,
 	.compare = area_compare,

@@ -1,6 +1,6 @@
 /* The CUDA judge's own kernels: fresh inputs drawn on the device (a counter-based generator,
- * so no state and any order of threads gives the same values), an order-independent content
- * hash to notice writes to inputs, a count of poisoned (never written) elements, and the
+ * so no state and any order of threads gives the same values), a byte comparison against the
+ * judge's own copy to notice writes to inputs, a check of the redzones around every buffer, a count of poisoned (never written) elements, and the
  * output comparison against a reference kernel's output. Used wherever shapes are large (the
  * timing loop, the bench-shape trial) so gigabytes never cross PCIe. */
 #include <cuda_bf16.h>
@@ -77,17 +77,32 @@ __global__ static void fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist
 	}
 }
 
-/* Sum over 8-byte words of mix(word ^ index): any changed word changes it, order does not. */
-__global__ static void hash(const unsigned char *src, int64_t bytes, unsigned long long *out)
+/* The first 8-byte word (byte offset) where a and b differ, as an atomic minimum. */
+__global__ static void diff(const unsigned char *a, const unsigned char *b, int64_t bytes, unsigned long long *first)
 {
-	unsigned long long acc = 0;
 	int64_t words = bytes / 8;
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < words; i += (int64_t)gridDim.x * blockDim.x)
-		acc += mix(((const uint64_t *)src)[i] ^ (uint64_t)i * 0x9e3779b97f4a7c15ULL);
+		if (((const uint64_t *)a)[i] != ((const uint64_t *)b)[i]) {
+			atomicMin(first, (unsigned long long)i * 8);
+			break;
+		}
 	if (blockIdx.x == 0 && threadIdx.x == 0)
 		for (int64_t k = words * 8; k < bytes; k++)
-			acc += mix(src[k] + (uint64_t)k);
-	atomicAdd(out, acc);
+			if (a[k] != b[k]) {
+				atomicMin(first, (unsigned long long)k);
+				break;
+			}
+}
+
+/* The first byte that no longer holds the redzone pattern, as an atomic minimum. */
+__global__ static void pattern_check(const unsigned char *src, int64_t bytes, unsigned char pattern,
+				     unsigned long long *first)
+{
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < bytes; i += (int64_t)gridDim.x * blockDim.x)
+		if (src[i] != pattern) {
+			atomicMin(first, (unsigned long long)i);
+			break;
+		}
 }
 
 __global__ static void count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *out)
@@ -162,12 +177,21 @@ extern "C" int kf_cuda_fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist
 	return cudaGetLastError();
 }
 
-extern "C" int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, unsigned long long *out,
-			    cudaStream_t s)
+extern "C" int kf_cuda_diff(const void *a, const void *b, int64_t bytes, unsigned long long *scratch,
+			    unsigned long long *first, cudaStream_t s)
 {
-	cudaMemsetAsync(scratch, 0, sizeof *scratch, s);
-	hash<<<blocks_for(bytes / 8), THREADS, 0, s>>>((const unsigned char *)src, bytes, scratch);
-	cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);
+	cudaMemsetAsync(scratch, 0xff, sizeof *scratch, s);
+	diff<<<blocks_for(bytes / 8), THREADS, 0, s>>>((const unsigned char *)a, (const unsigned char *)b, bytes, scratch);
+	cudaMemcpyAsync(first, scratch, sizeof *first, cudaMemcpyDeviceToHost, s);
+	return cudaStreamSynchronize(s);
+}
+
+extern "C" int kf_cuda_pattern_check(const void *src, int64_t bytes, unsigned char pattern,
+				     unsigned long long *scratch, unsigned long long *first, cudaStream_t s)
+{
+	cudaMemsetAsync(scratch, 0xff, sizeof *scratch, s);
+	pattern_check<<<blocks_for(bytes), THREADS, 0, s>>>((const unsigned char *)src, bytes, pattern, scratch);
+	cudaMemcpyAsync(first, scratch, sizeof *first, cudaMemcpyDeviceToHost, s);
 	return cudaStreamSynchronize(s);
 }
 

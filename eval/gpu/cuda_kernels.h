@@ -29,8 +29,13 @@ struct kf_cuda_cmp {
 extern "C" {
 #endif
 int kf_cuda_fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist d, uint64_t seed, cudaStream_t s);
-int kf_cuda_hash(const void *src, int64_t bytes, unsigned long long *scratch, unsigned long long *out,
+/* *first: byte offset of the first differing 8-byte word of a and b (or the first differing byte
+ * of the tail), ~0 when they are equal. */
+int kf_cuda_diff(const void *a, const void *b, int64_t bytes, unsigned long long *scratch, unsigned long long *first,
 		 cudaStream_t s);
+/* *first: the first byte of src that is not pattern, ~0 when all are. */
+int kf_cuda_pattern_check(const void *src, int64_t bytes, unsigned char pattern, unsigned long long *scratch,
+			  unsigned long long *first, cudaStream_t s);
 int kf_cuda_count_poison(const void *src, int elem_bytes, int64_t n, unsigned long long *scratch,
 			 unsigned long long *out, cudaStream_t s);
 int kf_cuda_compare(const void *got, const void *want, int dtype, int64_t n, double atol, double rtol,

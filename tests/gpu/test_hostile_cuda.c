@@ -33,7 +33,8 @@
 	X(trashes_the_runner_state)                                                                          \
 	X(works_on_a_side_stream)                                                                            \
 	X(writes_an_input)                                                                                   \
-	X(writes_half_the_output)
+	X(writes_half_the_output)                                                                            \
+	X(writes_whole_tiles_past_the_end)
 
 #define HOSTILE_NAME(name) #name,
 static const char *const listed[] = { HOSTILE_CUDA_KERNELS(HOSTILE_NAME) };

@@ -1,0 +1,93 @@
+/* The judge against candidates that attack the measurement rather than the answer, through
+ * `kforge submit`: a per-evaluation deadline ends a candidate that keeps every single call inside
+ * its own timeout, and a runner that under-reports its times is timed by the judge's own clock. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/fs.h"
+#include "tests/support/cli.h"
+
+#define DEADLINE_S "5"
+#define CALL_TIMEOUT_S "1"
+/* The deadline, plus the call in flight when it passes, compile and start-up. */
+#define DEADLINE_OVERRUN_MAX_S 10.0
+#define SUBMIT_LIMIT_S 120.0
+/* Believed, a forged 3x would show as three times the honest speedup. Both are ratios against a
+ * reference timed in the same loop, but the shared test machine's load moves them apart by up to
+ * ~30% from one submission to the next. */
+#define FORGED_OVER_HONEST_MAX 1.5
+
+static char tmpdir[PATH_MAX];
+
+static void make_dir(void)
+{
+	kf_err err;
+	cr_assert_eq(kf_cli_tmpdir(tmpdir, &err), KF_OK, "%s", err.msg);
+}
+
+static void remove_dir(void) { kf_rm_rf(tmpdir); }
+
+TestSuite(judge_limits, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+/* Submits tests/kernels/judge/<name>.c for vector_add into the suite's database; r holds the result. */
+static void submit(const char *name, const char *const *extra, struct kf_cli_result *r)
+{
+	char db[PATH_MAX + 16], kernel[PATH_MAX];
+	snprintf(db, sizeof db, "%s/kforge.db", tmpdir);
+	snprintf(kernel, sizeof kernel, "%s/tests/kernels/judge/%s.c", kf_home(), name);
+	const char *args[24] = { "submit", "--task", "vector_add", "--db", db, "--json" };
+	int n = 6;
+	for (; extra && *extra; extra++)
+		args[n++] = *extra;
+	args[n++] = kernel;
+	args[n] = NULL;
+	kf_err err;
+	cr_assert_eq(kf_cli_run(args, NULL, SUBMIT_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
+	cr_assert_not(r->timed_out, "kforge submit %s ran past %.0f s", name, SUBMIT_LIMIT_S);
+}
+
+static double speedup_of(const struct kf_cli_result *r)
+{
+	double v = -1;
+	kf_cli_json_num(r->json, "speedup", &v);
+	return v;
+}
+
+/* A time forged 3x smaller through the runner's own write() must not show: against the same
+ * computation done honestly in the same database, the recorded speedups stay within noise. */
+Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
+{
+	struct kf_cli_result honest, forged;
+	submit("adds_honestly", NULL, &honest);
+	submit("hooks_the_runners_write", NULL, &forged);
+	const char *v = kf_cli_json_str(forged.json, "verdict");
+	cr_assert(v, "no verdict: %s", forged.err);
+	if (strcmp(v, "ok") == 0) {
+		double h = speedup_of(&honest), f = speedup_of(&forged);
+		cr_expect(f > 0 && f < h * FORGED_OVER_HONEST_MAX,
+			  "the forger's speedup is %.3g against %.3g honestly", f, h);
+		const cJSON *cand = cJSON_GetObjectItem(cJSON_GetObjectItem(forged.json, "timing"), "candidate");
+		const char *method = kf_cli_json_str(cand, "method");
+		double rejected = 0;
+		kf_cli_json_num(cand, "claims_rejected", &rejected);
+		cr_expect((method && !strcmp(method, "judge_clock")) || rejected > 0,
+			  "the forged claims were believed (method %s, %g rejected)", method ? method : "none", rejected);
+	}
+	kf_cli_result_free(&honest);
+	kf_cli_result_free(&forged);
+}
+
+Test(judge_limits, ends_an_evaluation_past_its_deadline_with_timeout)
+{
+	const char *extra[] = { "--call-timeout", CALL_TIMEOUT_S, "--deadline", DEADLINE_S, NULL };
+	struct kf_cli_result r;
+	submit("answers_every_call_late", extra, &r);
+	cr_expect_eq(r.exit_code, 1, "exit %d; stderr: %s", r.exit_code, r.err);
+	const char *v = kf_cli_json_str(r.json, "verdict"), *why = kf_cli_json_str(r.json, "reason");
+	cr_expect(v && !strcmp(v, "timeout"), "verdict %s (%s)", v ? v : "none", why ? why : "");
+	cr_expect(why && strstr(why, "deadline"), "the reason does not name the deadline: %s", why ? why : "");
+	cr_expect_lt(r.wall_s, DEADLINE_OVERRUN_MAX_S, "the evaluation took %.1f s with a %s s deadline", r.wall_s,
+		     DEADLINE_S);
+	kf_cli_result_free(&r);
+}

@@ -75,6 +75,7 @@ struct kf_agent_config {
 	int device;             /* GPU ordinal (cuda backend) */
 	int judge_seeds;
 	double call_timeout_s, timing_budget_s;
+	double deadline_s;      /* wall limit of one whole evaluation (kf_judge_opts.deadline_s) */
 	uint64_t seed;          /* judge seeds and retry jitter derive from it */
 	enum kf_agent_verify verify;
 	double theta;           /* trust threshold for P(correct) */

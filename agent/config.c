@@ -63,6 +63,8 @@ static const struct kf_agent_option options[] = {
 	  "wall-clock limit of one kf_launch call in seconds (default 10)" },
 	{ "timing-budget", "timing_budget", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
 	  "seconds spent timing each correct candidate (default 3)" },
+	{ "deadline", "deadline", KF_OPT_NUMBER, 1, 86400, NULL, false,
+	  "wall-clock limit of one whole evaluation in seconds; past it the verdict is timeout (default 300)" },
 	{ "seed", "seed", KF_OPT_INT, 0, MAX_EXACT_INT, NULL, true, "base seed of the judge (default: random, recorded)" },
 	{ "verify", "verify", KF_OPT_CHOICE, 0, 0, VERIFY_CHOICES, false,
 	  "weak verifiers ranking correct candidates: standard (default), full (+ compute-sanitizer), off" },
@@ -120,6 +122,7 @@ cJSON *kf_agent_config_default(void)
 	put(c, "seeds", cJSON_CreateNumber(jo.n_seeds));
 	put(c, "call_timeout", cJSON_CreateNumber(jo.call_timeout_s));
 	put(c, "timing_budget", cJSON_CreateNumber(jo.timing_budget_s));
+	put(c, "deadline", cJSON_CreateNumber(jo.deadline_s));
 	put(c, "seed", cJSON_CreateNumber((double)(seed % (uint64_t)MAX_EXACT_INT)));
 	put(c, "verify", cJSON_CreateString(DEFAULT_VERIFY));
 	put(c, "theta", cJSON_CreateNumber(KF_RANKING_DEFAULT_THETA));
@@ -288,6 +291,7 @@ int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *er
 	out->judge_seeds = (int)get_num(c, "seeds", jo.n_seeds);
 	out->call_timeout_s = get_num(c, "call_timeout", jo.call_timeout_s);
 	out->timing_budget_s = get_num(c, "timing_budget", jo.timing_budget_s);
+	out->deadline_s = get_num(c, "deadline", jo.deadline_s);
 	out->seed = (uint64_t)get_num(c, "seed", 0);
 	out->http.jitter_seed = out->seed;
 	read_ranking(c, out);

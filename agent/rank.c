@@ -15,6 +15,7 @@ static const struct {
 	{ "unwritten_output", KF_CLASS_INCORRECT },
 	{ "inputs_modified", KF_CLASS_INCORRECT },
 	{ "nondeterministic", KF_CLASS_INCORRECT },
+	{ "out_of_bounds", KF_CLASS_INCORRECT },
 	{ "runtime_error", KF_CLASS_RUNTIME },
 	{ "timeout", KF_CLASS_RUNTIME },
 	{ "cpu_timeout", KF_CLASS_RUNTIME },

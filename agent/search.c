@@ -446,6 +446,7 @@ static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_pe
 	o.n_seeds = cfg->judge_seeds;
 	o.call_timeout_s = cfg->call_timeout_s;
 	o.timing_budget_s = cfg->timing_budget_s;
+	o.deadline_s = cfg->deadline_s;
 	o.session = r->session;
 	o.store = r->s; /* the machine's ceilings and the reference's history, as for kforge submit */
 	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);

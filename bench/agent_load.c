@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	int64_t t0 = kf_now_ns();
 	for (int i = 0; i < n && rc == KF_OK; i++) {
 		char *body = request_body(l.prov, i);
-		struct kf_http_request req = { url.data, (const char *const *)headers, body, strlen(body), &l, 0 };
+		struct kf_http_request req = { url.data, (const char *const *)headers, body, strlen(body), &l, 0, NULL };
 		rc = kf_http_submit(h, &req, &err);
 		free(body);
 	}

@@ -1466,10 +1466,12 @@ static void exec_jailed(int out_fd, char *const *argv, char *const *envp, double
 	dup2(out_fd, 1);
 	dup2(out_fd, 2);
 	kf_jail_close_from(3);
-	kf_jail_unshare(false);
+	const char *step; /* fail closed: the sanitizer never runs a candidate outside its jail */
+	if (kf_jail_enter(false, &step) < 0)
+		_exit(KF_HARNESS_EXIT_SETUP);
 	struct kf_jail_limits lim = { .cpu_s = timeout_s, .fsize_bytes = KF_SANITIZER_FSIZE,
 				      .nofile = KF_SANITIZER_NOFILE };
-	if (kf_jail_drop_root() != 0 || kf_jail_set_limits(&lim) != 0)
+	if (kf_jail_drop_root_to(kf_jail_fresh_uid()) != 0 || kf_jail_set_limits(&lim) != 0)
 		_exit(KF_HARNESS_EXIT_SETUP);
 	execve(argv[0], argv, envp);
 	_exit(KF_HARNESS_EXIT_SETUP);

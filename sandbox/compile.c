@@ -353,13 +353,12 @@ static __attribute__((noreturn)) void jail_exec(const struct jail_spec *j, int l
 	if (j->outer_uid != 0)
 		need |= KF_JAIL_NS_USER;
 	errno = 0;
-	int ns = kf_jail_unshare(true);
+	const char *step = NULL;
+	int ns = kf_jail_enter(true, &step);
 	if (ns < 0 || (ns & need) != need)
-		jail_die("cannot enter new user/network/mount/ipc/pid namespaces", NULL);
+		jail_die("cannot enter the jail's namespaces:", step ? step : "a namespace is missing");
 	if (geteuid() != j->outer_uid)
 		jail_die("cannot map kforge's uid into the user namespace", NULL);
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		jail_die("cannot make the mounts private", "/");
 	/* The first child is pid 1 of the new namespace: when it ends, the kernel kills whatever
 	 * else of the compile is left, and nothing in it can signal a process outside. */
 	pid_t child = fork();

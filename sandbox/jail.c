@@ -61,18 +61,6 @@ int kf_jail_enter(bool pid_ns, const char **step)
 	return entered;
 }
 
-int kf_jail_unshare(bool pid_ns)
-{
-	const char *step;
-	int entered = kf_jail_enter(pid_ns, &step);
-	return entered < 0 ? 0 : entered;
-}
-
-int kf_jail_drop_root(void)
-{
-	return kf_jail_drop_root_to(KF_JAIL_NOBODY_UID);
-}
-
 int kf_jail_drop_root_to(uid_t uid)
 {
 	if (geteuid() != 0)

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KF_JAIL_NOBODY_UID 65534 /* the uid root drops to inside a jail (kf_jail_drop_root) */
 /* Fresh jail uids are drawn from [KF_JAIL_UID_MIN, KF_JAIL_UID_END): far above the ids
  * distributions give system and login users and systemd's dynamic users (all below 65536),
  * and below 2^31, so no tool mistakes one for -1 or a negative id. 2^30 - 2^16 values: k jails
@@ -28,15 +27,11 @@ struct kf_jail_limits {
  * the mount namespace made private. Returns a bit mask of what was entered, or -1 with errno
  * set and *step naming what failed: a jail that must fail closed reports it. */
 int kf_jail_enter(bool pid_ns, const char **step);
-/* The same, returning 0 on any failure (errno set). */
-int kf_jail_unshare(bool pid_ns);
 #define KF_JAIL_NS_USER 1
 #define KF_JAIL_NS_NET 2
 #define KF_JAIL_NS_MNT 4
 #define KF_JAIL_NS_IPC 8
 #define KF_JAIL_NS_PID 16
-/* When running as root: drop supplementary groups and become KF_JAIL_NOBODY_UID. -1 on failure. */
-int kf_jail_drop_root(void);
 /* A uid (and gid, the same number) for one jail only, drawn uniformly from
  * [KF_JAIL_UID_MIN, KF_JAIL_UID_END) with getrandom(): no file on the host belongs to it, and
  * RLIMIT_NPROC, which the kernel counts per uid, becomes a limit of that one jail. Never fails

@@ -40,7 +40,11 @@
 #define KF_RUNNER_LOG_CAP (1u << 20)  /* stdout+stderr bytes before SIGXFSZ */
 #define KF_RUNNER_LOG_KEEP (16u << 10) /* bytes of it kept for the record */
 #define KF_FD_PARK 100                 /* descriptors are parked here while being renumbered */
-#define KF_REPLY_SPIN_NS 2000000LL     /* busy-poll a reply this long before sleeping in poll() */
+/* How long the judge busy-polls a reply before sleeping in poll(): a sleeper's wake-up would be in the
+ * judge's clock. On a CPU the spinning judge takes a core from the candidate's threads, so only briefly;
+ * a GPU runner's host threads are idle while the device works, and kernels run for milliseconds. */
+static const int64_t reply_spin_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 2000000LL,
+							 [KF_BACKEND_CUDA] = 50000000LL };
 #define KF_FREEZE_TIMEOUT_NS 1000000000LL /* every runner thread stopped within this, or killed */
 #define KF_FREEZE_POLL_NS 20000L       /* pause between looks at the runner's threads */
 #define KF_CALIB_P90 0.9
@@ -99,13 +103,12 @@ static int runner_path(enum kf_backend b, char *out, size_t len, kf_err *err)
 }
 
 /* Reads one whole message before the deadline; *done_ns is the judge's clock when it was
- * complete. The first KF_REPLY_SPIN_NS are spent spinning on a non-blocking read, so a quick
- * reply is seen when it is written, not when the scheduler wakes a sleeper. 0 ok, 1 EOF,
- * 2 timeout, -1 error. */
-static int read_msg(int fd, struct kf_msg *m, int64_t deadline_ns, int64_t *done_ns)
+ * complete. The first spin_ns are spent spinning on a non-blocking read, so a reply is seen when
+ * it is written, not when the scheduler wakes a sleeper. 0 ok, 1 EOF, 2 timeout, -1 error. */
+static int read_msg(int fd, struct kf_msg *m, int64_t spin_ns, int64_t deadline_ns, int64_t *done_ns)
 {
 	size_t got = 0;
-	int64_t spin_end = kf_now_ns() + KF_REPLY_SPIN_NS;
+	int64_t spin_end = kf_now_ns() + spin_ns;
 	while (got < sizeof *m) {
 		ssize_t n = read(fd, (char *)m + got, sizeof *m - got);
 		if (n > 0) {
@@ -471,7 +474,7 @@ static int await(struct kf_runner *r, uint64_t nonce, uint32_t want, int phase, 
 		 struct kf_msg *m, int64_t *done_ns, struct kf_call_result *res)
 {
 	int64_t deadline = kf_now_ns() + (int64_t)(timeout_s * 1e9);
-	int rc = read_msg(r->reply_fd, m, deadline, done_ns);
+	int rc = read_msg(r->reply_fd, m, reply_spin_ns[r->backend], deadline, done_ns);
 	if (rc != 0)
 		*done_ns = kf_now_ns();
 	if (rc == 2) {

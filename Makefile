@@ -111,7 +111,8 @@ $(BUILD)/robj/sandbox/runner_cuda.o: sandbox/runner_cuda.c
 # so a candidate's dlopen finds them already there (no file is opened under the filter).
 $(RUNNER_CUDA): $(RUNNER_CUDA_OBJ)
 	$(CC) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
-		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed
+		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(BUILD)/obj/eval/gpu/cuda_kernels.o: eval/gpu/cuda_kernels.cu eval/gpu/cuda_kernels.h
 	@mkdir -p $(dir $@)

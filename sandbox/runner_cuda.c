@@ -1,6 +1,6 @@
 /* The CUDA runner program: the runner core plus a CUDA context created before the seccomp
  * filter (its initialisation opens device files and starts driver threads, which TSYNC then
- * covers), device buffers opened from the judge's IPC handle, calls timed with events on the
+ * covers), device buffers imported from the file descriptor the judge exported, calls timed with events on the
  * candidate's stream behind a hold kernel (cuda_call) followed by a device-wide synchronisation,
  * sticky errors reported by name, a cap on device allocations enforced by wrappers the candidate's
  * cudaMalloc binds to, and, for a kernel the task allows to call cuBLAS, cuBLAS loaded and
@@ -13,9 +13,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "eval/cuda_shared.h"
 #include "sandbox/runner_core.h"
 
 struct cuda_state {
@@ -139,31 +139,51 @@ static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, cha
 	return 0;
 }
 
-/* The inputs live in the device area too: no read-only host mapping on this backend. */
+static int cu_fail(char *why, size_t len, const char *what, CUresult r)
+{
+	const char *name = NULL;
+	cuGetErrorName(r, &name);
+	snprintf(why, len, "%s: %s", what, name ? name : "unknown CUDA driver error");
+	return -1;
+}
+
+/* The judge's buffers, imported from the file descriptor it exported (a virtual-memory-management
+ * allocation of shm_bytes, already a multiple of the granularity) and mapped as local device memory of
+ * this context, read and write. The inputs live there too: no read-only host mapping on this backend. */
 static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size_t ro_bytes, size_t *area_bytes,
 		      char *why, size_t why_len)
 {
 	(void)state, (void)ro_fd, (void)ro_bytes;
-	if (shm_bytes < sizeof(struct kf_cuda_shared)) {
-		snprintf(why, why_len, "the shared area is too small for a CUDA handle");
-		return NULL;
-	}
-	struct kf_cuda_shared *sh = mmap(NULL, shm_bytes, PROT_READ, MAP_SHARED, shm_fd, 0);
-	if (sh == MAP_FAILED || sh->magic != KF_CUDA_SHARED_MAGIC) {
-		snprintf(why, why_len, "no CUDA handle in the shared area");
-		return NULL;
-	}
-	cudaIpcMemHandle_t h;
-	memcpy(&h, sh->ipc_handle, sizeof h);
-	void *dev = NULL;
-	cudaError_t e = cudaIpcOpenMemHandle(&dev, h, cudaIpcMemLazyEnablePeerAccess);
-	*area_bytes = sh->bytes;
-	munmap(sh, shm_bytes);
+	int device = 0;
+	cudaError_t e = cudaGetDevice(&device);
 	if (e != cudaSuccess) {
-		fail(why, why_len, "cannot open the judge's device buffers", e);
+		fail(why, why_len, "cannot read the runner's device", e);
 		return NULL;
 	}
-	return dev;
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = device;
+	CUmemAccessDesc access = { .location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr ptr = 0;
+	size_t gran = 0;
+	CUresult r = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)shm_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	if (r == CUDA_SUCCESS)
+		r = cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+	if (r == CUDA_SUCCESS)
+		r = cuMemAddressReserve(&ptr, shm_bytes, gran, 0, 0);
+	if (r == CUDA_SUCCESS)
+		r = cuMemMap(ptr, shm_bytes, 0, h, 0);
+	if (r == CUDA_SUCCESS)
+		r = cuMemSetAccess(ptr, shm_bytes, &access, 1);
+	if (r != CUDA_SUCCESS) {
+		cu_fail(why, why_len, "cannot map the judge's device buffers", r);
+		return NULL;
+	}
+	*area_bytes = shm_bytes;
+	return (void *)ptr;
 }
 
 /* ---- timing one call ---- */

@@ -4,6 +4,7 @@
  * and describes the device for speed of light: the peak table, clocks (NVML) and measured
  * ceilings. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,7 +19,6 @@
 
 #include "common/buf.h"
 #include "eval/area.h"
-#include "eval/cuda_shared.h"
 #include "eval/gpu/cuda_kernels.h"
 #include "eval/tensor.h"
 
@@ -36,9 +36,10 @@ struct kf_area {
 	unsigned long long *scratch; /* one device word for reductions */
 	struct kf_cuda_cmp *cmp;     /* a comparison's result */
 	size_t bytes;
-	char *dev;
-	int fd;
-	size_t fd_bytes;
+	char *dev;                      /* the shared buffers, mapped at a granularity-aligned address */
+	CUmemGenericAllocationHandle mem;
+	size_t mapped;                  /* bytes rounded up to the allocation granularity */
+	int fd;                         /* the buffers' shareable handle, for a runner to import */
 	cudaStream_t stream;
 	void *flush;
 	size_t flush_len;
@@ -49,6 +50,71 @@ static int cuda_fail(kf_err *err, const char *what, cudaError_t e)
 	return kf_errf(err, KF_EINTERNAL, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+static int cu_fail(kf_err *err, const char *what, CUresult r)
+{
+	const char *name = NULL;
+	cuGetErrorName(r, &name);
+	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, name ? name : "unknown CUDA driver error");
+}
+
+/* The buffers a runner shares are a virtual-memory-management allocation exported as a file
+ * descriptor, which the runner imports and maps as local memory of its own context. Legacy CUDA IPC
+ * (cudaIpcOpenMemHandle) maps it as peer memory instead: on the H100 a reference that rereads a small
+ * operand from every block (layernorm_bf16's gamma and beta) ran 58% slower in the runner than in one
+ * process (bench/timing-evidence.md), so times taken through it were not the kernel's. */
+static int share_alloc(struct kf_area *a, size_t bytes, kf_err *err)
+{
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = a->device;
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	size_t gran = 0;
+	CUdeviceptr ptr = 0;
+	CUresult r = cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+	if (r != CUDA_SUCCESS)
+		return cu_fail(err, "cannot read the device's allocation granularity", r);
+	a->mapped = (bytes + gran - 1) / gran * gran;
+	if ((r = cuMemCreate(&a->mem, a->mapped, &prop, 0)) != CUDA_SUCCESS)
+		return cu_fail(err, "cannot allocate the shared device buffers", r);
+	CUmemAccessDesc access = { .location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	if ((r = cuMemAddressReserve(&ptr, a->mapped, gran, 0, 0)) != CUDA_SUCCESS ||
+	    (r = cuMemMap(ptr, a->mapped, 0, a->mem, 0)) != CUDA_SUCCESS ||
+	    (r = cuMemSetAccess(ptr, a->mapped, &access, 1)) != CUDA_SUCCESS)
+		return cu_fail(err, "cannot map the shared device buffers", r);
+	a->dev = (char *)ptr;
+	if ((r = cuMemExportToShareableHandle(&a->fd, a->mem, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)) !=
+	    CUDA_SUCCESS)
+		return cu_fail(err, "cannot export the shared device buffers", r);
+	if (fcntl(a->fd, F_SETFD, FD_CLOEXEC) != 0) /* only the runner it is given to may hold it */
+		return kf_errno(err, KF_EINTERNAL, "cannot mark the device buffers' handle close-on-exec");
+	return KF_OK;
+}
+
+static void share_free(struct kf_area *a)
+{
+	if (a->dev) {
+		cuMemUnmap((CUdeviceptr)a->dev, a->mapped);
+		cuMemAddressFree((CUdeviceptr)a->dev, a->mapped);
+	}
+	if (a->mem)
+		cuMemRelease(a->mem);
+	if (a->fd >= 0)
+		close(a->fd);
+}
+
+static void area_free(struct kf_area *a)
+{
+	share_free(a);
+	cudaFree(a->flush);
+	cudaFree(a->scratch);
+	cudaFree(a->cmp);
+	if (a->stream)
+		cudaStreamDestroy(a->stream);
+	free(a);
+}
+
 static int area_create(size_t bytes, int device, struct kf_area **out, kf_err *err)
 {
 	struct kf_area *a = kf_xcalloc(1, sizeof *a);
@@ -56,40 +122,25 @@ static int area_create(size_t bytes, int device, struct kf_area **out, kf_err *e
 	a->bytes = bytes;
 	a->fd = -1;
 	int l2 = 0;
-	cudaIpcMemHandle_t h;
 	cudaError_t e = cudaSetDevice(device);
-	if (e != cudaSuccess || (e = cudaMalloc((void **)&a->dev, bytes)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+	if (e == cudaSuccess)
+		e = cudaFree(NULL); /* the primary context, current for the driver calls below */
+	if (e != cudaSuccess || (e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device)) != cudaSuccess)
 		goto cuda_error;
+	if (share_alloc(a, bytes, err) != KF_OK)
+		goto fail;
 	a->flush_len = (size_t)l2 * KF_CUDA_FLUSH_FACTOR;
 	if ((e = cudaMalloc(&a->flush, a->flush_len)) != cudaSuccess ||
 	    (e = cudaMalloc((void **)&a->scratch, sizeof *a->scratch)) != cudaSuccess ||
-	    (e = cudaMalloc((void **)&a->cmp, sizeof *a->cmp)) != cudaSuccess ||
-	    (e = cudaIpcGetMemHandle(&h, a->dev)) != cudaSuccess)
+	    (e = cudaMalloc((void **)&a->cmp, sizeof *a->cmp)) != cudaSuccess)
 		goto cuda_error;
-	struct kf_cuda_shared sh = { .magic = KF_CUDA_SHARED_MAGIC, .bytes = bytes };
-	memcpy(sh.ipc_handle, &h, sizeof h);
-	a->fd_bytes = sizeof sh;
-	a->fd = memfd_create("kforge-cuda-handle", MFD_CLOEXEC);
-	if (a->fd < 0 || pwrite(a->fd, &sh, sizeof sh, 0) != (ssize_t)sizeof sh) {
-		kf_errno(err, KF_EINTERNAL, "cannot share the device buffers' handle");
-		goto fail;
-	}
 	*out = a;
 	return KF_OK;
 cuda_error:
 	cuda_fail(err, "cannot set up device buffers", e);
 fail:
-	if (a->fd >= 0)
-		close(a->fd);
-	cudaFree(a->dev);
-	cudaFree(a->flush);
-	cudaFree(a->scratch);
-	cudaFree(a->cmp);
-	if (a->stream)
-		cudaStreamDestroy(a->stream);
-	free(a);
+	area_free(a);
 	return KF_EINTERNAL;
 }
 
@@ -104,18 +155,12 @@ static void area_destroy(struct kf_area *a)
 	if (!a)
 		return;
 	cudaStreamSynchronize(a->stream);
-	cudaFree(a->dev);
-	cudaFree(a->flush);
-	cudaFree(a->scratch);
-	cudaFree(a->cmp);
-	cudaStreamDestroy(a->stream);
-	close(a->fd);
-	free(a);
+	area_free(a);
 }
 
 static int area_runner_fd(struct kf_area *a, size_t *bytes)
 {
-	*bytes = a->fd_bytes;
+	*bytes = a->mapped;
 	return a->fd;
 }
 

@@ -47,6 +47,7 @@ static const int64_t reply_spin_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 2000
 							 [KF_BACKEND_CUDA] = 50000000LL };
 #define KF_FREEZE_TIMEOUT_NS 1000000000LL /* every runner thread stopped within this, or killed */
 #define KF_FREEZE_POLL_NS 20000L       /* pause between looks at the runner's threads */
+#define KF_THAW_WAIT_NS 5000000LL      /* at most this long for a thawed runner to be running again */
 #define KF_CALIB_P90 0.9
 #define KF_X32_SYSCALL_BIT 0x40000000
 #define KF_CPU_LIMIT_SLACK 0.99        /* rusage against RLIMIT_CPU: tick-granular accounting */
@@ -143,13 +144,27 @@ static void kill_tree(struct kf_runner *r)
 		kill(-r->pid, SIGKILL);
 }
 
+static pid_t runner_pid(struct kf_runner *r);
+static char thread_state(pid_t pid, const char *tid);
+
 /* Lets the whole tree run again (before a command, and before reaping: the namespace init
- * must be running to report how the runner ended). */
+ * must be running to report how the runner ended), and waits a moment for the runner's main
+ * thread to be back on a CPU, spinning for the command (runner_core.c): waking a stopped thread on
+ * an idle CPU took about 0.2 ms on the GPU machines' virtual CPUs, which must not be in the clock. */
 static void thaw(struct kf_runner *r)
 {
-	if (r->frozen && r->pid > 0)
+	bool was_frozen = r->frozen && r->pid > 0;
+	if (was_frozen)
 		kill(-r->pid, SIGCONT);
 	r->frozen = false;
+	pid_t rp = was_frozen ? runner_pid(r) : 0;
+	if (rp <= 0)
+		return;
+	char tid[16];
+	snprintf(tid, sizeof tid, "%d", (int)rp);
+	int64_t deadline = kf_now_ns() + KF_THAW_WAIT_NS;
+	for (char st = thread_state(rp, tid); st && st != 'R' && kf_now_ns() < deadline; st = thread_state(rp, tid))
+		sched_yield();
 }
 
 /* The parent of process pid, from /proc/<pid>/stat ("pid (comm) state ppid ..."); 0 if unknown. */
@@ -213,6 +228,24 @@ static pid_t runner_pid(struct kf_runner *r)
 	return r->runner_pid;
 }
 
+/* The state letter of thread tid of process pid (R, S, T, ...), read from /proc; 0 when it is gone. */
+static char thread_state(pid_t pid, const char *tid)
+{
+	char stat[96], buf[512];
+	snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid, tid);
+	int fd = open(stat, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 /* 1 when every thread of the process is stopped or gone, 0 when one still runs. */
 static int all_threads_stopped(pid_t pid)
 {
@@ -226,20 +259,8 @@ static int all_threads_stopped(pid_t pid)
 	while (stopped && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		char stat[64], buf[512];
-		snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid, e->d_name);
-		int fd = open(stat, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* the thread ended meanwhile */
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
-		char *p = strrchr(buf, ')');
-		char st = p && p[1] == ' ' ? p[2] : '?';
-		if (st != 'T' && st != 't' && st != 'Z' && st != 'X')
+		char st = thread_state(pid, e->d_name);
+		if (st && st != 'T' && st != 't' && st != 'Z' && st != 'X')
 			stopped = 0;
 	}
 	closedir(d);

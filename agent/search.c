@@ -7,9 +7,12 @@
  * weak verifiers on the correct ones, votes stored, one label model over the run), so the parents
  * and the reported kernel are the top trusted correct candidates.
  *
- * One loop, no threads: plan rounds, send requests up to the concurrency, then either judge one
- * candidate (after pushing every request in flight onto the wire, so they progress while the judge
- * works) or wait in kf_http_step for replies and retry timers. */
+ * One loop, no threads: plan rounds, send requests up to the concurrency, hand unjudged candidates
+ * to idle judge workers (agent/worker.h: processes, one per GPU or --workers on the CPU), then wait
+ * in kf_http_step_fds for whichever comes first: a reply, a retry falling due, or a verdict. So
+ * the HTTP side reads, retries and times out stalls while candidates are judged, and a reply is
+ * stored the moment it has arrived. A judge supplied by the caller (tests) runs in this process
+ * instead, one candidate between polls, after pushing every request in flight onto the wire. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@
 #include "eval/judge.h"
 
 #define TICK_MS 1000               /* the longest the loop waits without a progress tick */
+#define WORKER_DEATHS_MAX 2        /* a candidate whose judging killed this many workers is an internal error */
 #define FLUSH_BEFORE_JUDGE_MS 200  /* bound on pushing requests out before judging blocks the loop */
 #define NS_PER_S 1e9
 #define SECONDS_PER_MINUTE 60.0
@@ -59,6 +63,8 @@ struct cand {
 	double sol_fraction;
 	bool trusted;      /* by the latest ranking */
 	double p_correct;  /* NAN: not scored */
+	bool judging;      /* with a judge worker now */
+	int deaths;        /* judge workers that died judging it */
 };
 
 struct task_state {
@@ -73,7 +79,8 @@ struct run {
 	struct kf_agent_config cfg;
 	const struct kf_provider *prov;
 	struct kf_agent_judge judge;
-	struct kf_judge_session *session; /* the local judge's state between evaluations */
+	bool inline_judge;       /* the caller's judge, run in this process */
+	struct kf_worker_pool *pool; /* otherwise: the judge workers */
 	struct kf_llm_judge llm; /* the optional LLM-judge verifier (cfg.llm_judge_model) */
 	int ranked_judged;       /* judged candidates at the last ranking; -1: never ranked */
 	struct kf_peaks peaks;
@@ -379,43 +386,38 @@ static int launch(struct run *r, kf_err *err)
 static struct cand *next_to_judge(struct run *r)
 {
 	for (int i = 0; i < r->n_cands; i++)
-		if (!r->cands[i].evaluated)
+		if (!r->cands[i].evaluated && !r->cands[i].judging)
 			return &r->cands[i];
 	return NULL;
 }
 
-static int judge_one(struct run *r, struct cand *c, kf_err *err)
+static bool judging_any(const struct run *r)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (r->cands[i].judging)
+			return true;
+	return false;
+}
+
+/* The judge's seed for a candidate: from the run's seed and the candidate, so --seed reproduces. */
+static uint64_t judge_seed(const struct run *r, const struct cand *c)
+{
+	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
+	return kf_splitmix64(&mix) % KF_SEED_LIMIT;
+}
+
+/* Stores a verdict (or kforge's own failure to reach one, as internal_error) the moment it is
+ * known; takes result. */
+static int store_verdict(struct run *r, struct cand *c, cJSON *result, const char *error, kf_err *err)
 {
 	const struct kf_task *t = r->tasks[c->task].t;
-	char *source = NULL;
-	size_t len = 0;
-	cJSON *result = NULL;
-	int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
-	if (rc != KF_OK)
-		return rc;
-	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
-	uint64_t seed = kf_splitmix64(&mix) % KF_SEED_LIMIT;
-	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
-	kf_store_utc_now(started);
-	kf_err jerr = { 0 };
-	int jrc = r->judge.evaluate(r->judge.ctx, t, &r->peaks, source, len, seed, &result, &jerr);
-	kf_store_utc_now(finished);
-	free(source);
-	/* A signal that arrived while the judge ran may have reached the runner too: such a verdict
-	 * would blame the candidate for kforge's interruption. It is judged again on resume. */
-	if (*r->stop) {
-		cJSON_Delete(result);
-		return KF_OK;
-	}
-	if (jrc != KF_OK) {
+	if (!result) {
 		result = cJSON_CreateObject();
 		cJSON_AddStringToObject(result, "verdict", "internal_error");
-		cJSON_AddStringToObject(result, "reason", jerr.msg);
+		cJSON_AddStringToObject(result, "reason", error);
 	}
-	cJSON_AddStringToObject(result, "started_at", started);
-	cJSON_AddStringToObject(result, "finished_at", finished);
 	int64_t eval_id = 0;
-	rc = kf_store_add_evaluation(r->s, c->id, result, &eval_id, err);
+	int rc = kf_store_add_evaluation(r->s, c->id, result, &eval_id, err);
 	if (rc == KF_OK) {
 		c->evaluated = true;
 		snprintf(c->verdict, sizeof c->verdict, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(result, "verdict")));
@@ -431,24 +433,109 @@ static int judge_one(struct run *r, struct cand *c, kf_err *err)
 	return rc;
 }
 
-/* kf_judge_evaluate with the run's judge options and its session (consecutive candidates of a
- * task reuse the trusted kernels, buffers and, on a GPU, the reference's runners). */
-static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
-			  size_t len, uint64_t seed, cJSON **result, kf_err *err)
+/* The caller's judge, in this process. */
+static int judge_inline(struct run *r, struct cand *c, kf_err *err)
 {
-	const struct run *r = ctx;
-	const struct kf_agent_config *cfg = &r->cfg;
-	struct kf_judge_opts o;
-	kf_judge_opts_default(&o);
-	o.backend = cfg->backend;
-	o.device = cfg->device;
-	o.seed = seed;
-	o.n_seeds = cfg->judge_seeds;
-	o.call_timeout_s = cfg->call_timeout_s;
-	o.timing_budget_s = cfg->timing_budget_s;
-	o.session = r->session;
-	o.store = r->s; /* the machine's ceilings and the reference's history, as for kforge submit */
-	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);
+	const struct kf_task *t = r->tasks[c->task].t;
+	char *source = NULL;
+	size_t len = 0;
+	cJSON *result = NULL;
+	int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
+	if (rc != KF_OK)
+		return rc;
+	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
+	kf_store_utc_now(started);
+	kf_err jerr = { 0 };
+	int jrc = r->judge.evaluate(r->judge.ctx, t, &r->peaks, source, len, judge_seed(r, c), &result, &jerr);
+	kf_store_utc_now(finished);
+	free(source);
+	/* A signal that arrived while the judge ran may have reached the runner too: such a verdict
+	 * would blame the candidate for kforge's interruption. It is judged again on resume. */
+	if (*r->stop) {
+		cJSON_Delete(result);
+		return KF_OK;
+	}
+	if (jrc != KF_OK) {
+		cJSON_Delete(result);
+		result = NULL;
+	} else {
+		cJSON_AddStringToObject(result, "started_at", started);
+		cJSON_AddStringToObject(result, "finished_at", finished);
+	}
+	return store_verdict(r, c, result, jerr.msg, err);
+}
+
+/* Hands unjudged candidates to idle workers, oldest first. */
+static int dispatch(struct run *r, kf_err *err)
+{
+	struct cand *c;
+	while ((c = next_to_judge(r))) {
+		const struct kf_task *t = r->tasks[c->task].t;
+		int w = kf_worker_pool_idle(r->pool, t->name);
+		if (w < 0)
+			break;
+		char *source = NULL;
+		size_t len = 0;
+		int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
+		if (rc != KF_OK)
+			return rc;
+		struct kf_worker_job job = { .id = c->id, .task = t->name, .source = source, .len = len,
+					     .seed = judge_seed(r, c), .n_seeds = r->cfg.judge_seeds,
+					     .call_timeout_s = r->cfg.call_timeout_s,
+					     .timing_budget_s = r->cfg.timing_budget_s };
+		rc = kf_worker_pool_send(r->pool, w, &job, err);
+		free(source);
+		if (rc != KF_OK)
+			return rc;
+		c->judging = true;
+	}
+	return KF_OK;
+}
+
+static void on_worker_reply(void *ctx, struct kf_worker_reply *wr)
+{
+	struct run *r = ctx;
+	struct cand *c = find_cand(r, wr->id);
+	kf_err err;
+	if (!c) {
+		cJSON_Delete(wr->result);
+		return;
+	}
+	c->judging = false;
+	/* Interrupted: the verdict may blame the candidate for kforge's own stop; judged again on resume. */
+	if (*r->stop) {
+		cJSON_Delete(wr->result);
+		return;
+	}
+	char why[KF_ERR_MSG_MAX];
+	if (wr->died) {
+		/* Requeued for another worker; a candidate that keeps killing its judge is kforge's failure. */
+		if (++c->deaths < WORKER_DEATHS_MAX)
+			return;
+		snprintf(why, sizeof why, "the judge worker died judging this candidate (%d workers)", c->deaths);
+	} else {
+		snprintf(why, sizeof why, "%s", wr->error ? wr->error : "");
+	}
+	if (wr->result) /* which worker judged it: the throughput benchmark's share of time per worker */
+		cJSON_AddNumberToObject(wr->result, "judge_worker", wr->worker);
+	if (store_verdict(r, c, wr->result, why, &err) != KF_OK)
+		raise_error(r, &err);
+}
+
+/* Waits (at most TICK_MS) for a reply, a retry falling due or a verdict, and takes what came. */
+static int wait_step(struct run *r, kf_err *err)
+{
+	struct kf_http_fd fds[KF_WORKER_MAX];
+	int workers[KF_WORKER_MAX];
+	int n = r->pool ? kf_worker_pool_fds(r->pool, fds, workers, KF_WORKER_MAX) : 0;
+	if (kf_http_step_fds(r->http, fds, n, TICK_MS, err) != KF_OK)
+		return err->code;
+	for (int i = 0; i < n; i++)
+		if (fds[i].ready && kf_worker_pool_read(r->pool, workers[i], on_worker_reply, r, err) != KF_OK)
+			return err->code;
+	if (r->pool && next_to_judge(r) && !kf_worker_pool_alive(r->pool))
+		return kf_errf(err, KF_EINTERNAL, "every judge worker has died (%d started)", kf_worker_pool_size(r->pool));
+	return KF_OK;
 }
 
 /* ---- ranking ---- */
@@ -696,16 +783,18 @@ static int loop(struct run *r, kf_err *err)
 			break;
 		if (!r->stop_soft && (advance_tasks(r, err) != KF_OK || launch(r, err) != KF_OK))
 			return err->code;
-		if (next_to_judge(r)) {
+		if (r->inline_judge && next_to_judge(r)) {
 			if (kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
 				return err->code;
 			/* Looked up again: replies delivered by the flush may have grown (moved) the list. */
-			if (judge_one(r, next_to_judge(r), err) != KF_OK || kf_http_step(r->http, 0, err) != KF_OK)
+			if (judge_inline(r, next_to_judge(r), err) != KF_OK || kf_http_step(r->http, 0, err) != KF_OK)
 				return err->code;
 			continue;
 		}
-		if (kf_http_pending(r->http) > 0) {
-			if (kf_http_step(r->http, TICK_MS, err) != KF_OK)
+		if (r->pool && dispatch(r, err) != KF_OK)
+			return err->code;
+		if (kf_http_pending(r->http) > 0 || judging_any(r)) {
+			if (wait_step(r, err) != KF_OK)
 				return err->code;
 			emit_simple(r, KF_AGENT_EV_TICK, -1, NULL);
 			continue;
@@ -836,6 +925,29 @@ static cJSON *params_json(const struct kf_llm_params *p)
 	return o;
 }
 
+static int read_peaks(struct run *r, kf_err *err)
+{
+	if (!r->a->peaks)
+		return kf_sol_peaks(r->s, r->cfg.backend, r->cfg.devices[0], &r->peaks, err);
+	r->peaks = *r->a->peaks;
+	r->peaks.json = r->a->peaks->json ? cJSON_Duplicate(r->a->peaks->json, true) : NULL;
+	return KF_OK;
+}
+
+static int start_workers(struct run *r, kf_err *err)
+{
+	struct kf_task **tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *tasks);
+	for (int i = 0; i < r->n_tasks; i++)
+		tasks[i] = r->tasks[i].t;
+	const struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
+					    .tasks = tasks, .n_tasks = r->n_tasks,
+					    .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"),
+					    .peaks = r->a->peaks };
+	int rc = kf_worker_pool_start(&ws, &r->pool, err);
+	free(tasks);
+	return rc;
+}
+
 static int setup(struct run *r, kf_err *err)
 {
 	int rc = kf_agent_config_read(r->a->config, &r->cfg, err);
@@ -845,9 +957,7 @@ static int setup(struct run *r, kf_err *err)
 	r->prov = kf_provider_get(r->cfg.provider);
 	if (r->a->judge) {
 		r->judge = *r->a->judge;
-	} else {
-		r->session = kf_judge_session_new();
-		r->judge = (struct kf_agent_judge){ .evaluate = local_evaluate, .ctx = r };
+		r->inline_judge = true;
 	}
 	kf_provider_url(r->prov, r->cfg.base_url, &r->url);
 	kf_llm_judge_init(&r->llm, r->cfg.provider, r->cfg.base_url, r->cfg.llm_judge_model, r->cfg.api_key);
@@ -859,12 +969,13 @@ static int setup(struct run *r, kf_err *err)
 		 r->cfg.samples, r->cfg.rounds, r->cfg.keep);
 	if ((rc = open_run(r, err)) != KF_OK)
 		return rc;
-	if (r->a->peaks) {
-		r->peaks = *r->a->peaks;
-		r->peaks.json = r->a->peaks->json ? cJSON_Duplicate(r->a->peaks->json, true) : NULL;
-	} else if ((rc = kf_sol_peaks(r->s, r->cfg.backend, r->cfg.device, &r->peaks, err)) != KF_OK) {
+	/* The workers are forked before this process reads the machine's peaks: measuring them may
+	 * start OpenMP threads or a CUDA context, neither of which survives into a forked copy. Each
+	 * worker reads its own device's peaks from the store when its first candidate comes. */
+	if (!r->inline_judge && (rc = start_workers(r, err)) != KF_OK)
 		return rc;
-	}
+	if ((rc = read_peaks(r, err)) != KF_OK)
+		return rc;
 	const struct kf_http_callbacks cb = { on_attempt, on_done, on_body };
 	if ((rc = kf_http_new(&r->cfg.http, &cb, &r->http, err)) != KF_OK)
 		return rc;
@@ -873,8 +984,8 @@ static int setup(struct run *r, kf_err *err)
 
 static void teardown(struct run *r)
 {
+	kf_worker_pool_stop(r->pool);
 	kf_http_free(r->http);
-	kf_judge_session_free(r->session);
 	for (int i = 0; i < r->n_reqs; i++) {
 		free(r->reqs[i]->messages);
 		free(r->reqs[i]);

@@ -22,6 +22,7 @@
 #include "agent/provider.h"
 #include "db/store.h"
 #include "agent/record.h"
+#include "agent/replay.h"
 #include "agent/worker.h"
 #include "eval/leaderboard.h"
 #include "eval/rank.h"
@@ -196,6 +197,8 @@ struct kf_agent_run_args {
 	const struct kf_peaks *peaks;  /* the judge's device; NULL: this machine's, from the store */
 	const struct kf_agent_observer *observer; /* may be NULL */
 	volatile sig_atomic_t *stop;   /* set by a signal handler: stop soon, keep what is finished */
+	const struct kf_replay *replay; /* a new run: these replies are its requests' answers (tasks
+					 * ignored: the replay's own are used); nothing is asked */
 };
 
 /* Runs (or resumes) a run to its end or until a budget or *stop ends it. KF_OK with *summary

@@ -713,12 +713,28 @@ out:
 	return rc;
 }
 
+/* A replay's task is done once every candidate its replies became is judged; it plans nothing. */
+static bool replay_task_complete(const struct run *r, int task)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (r->cands[i].task == task && !r->cands[i].evaluated)
+			return false;
+	return true;
+}
+
 static int advance_tasks(struct run *r, kf_err *err)
 {
 	for (int i = 0; i < r->n_tasks; i++) {
 		struct task_state *ts = &r->tasks[i];
 		if (ts->done || (ts->round > 0 && !round_complete(r, i, ts->round)))
 			continue;
+		if (r->cfg.replay) {
+			if (replay_task_complete(r, i)) {
+				ts->done = true;
+				emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
+			}
+			continue;
+		}
 		if (ts->round >= r->cfg.rounds) {
 			ts->done = true;
 			emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
@@ -805,6 +821,69 @@ static int loop(struct run *r, kf_err *err)
 			       (long long)r->id);
 	}
 	return r->rc; /* raise_error already put its message in *err */
+}
+
+/* ---- replay ---- */
+
+/* A recorded reply, stored as the answer of request q: extracted and turned into a candidate as if
+ * it had just arrived (tokens unknown: nothing was spent on it). */
+static int replay_reply(struct run *r, struct req *q, const struct kf_replay_reply *rp, kf_err *err)
+{
+	struct kf_extract x = { 0 };
+	kf_extract_code(rp->reply, r->cfg.backend, &x);
+	struct kf_record_reply rec = { .status = KF_REQ_DONE, .outcome = kf_extract_outcome_name(x.outcome),
+				       .reply = rp->reply, .finish_reason = rp->finish_reason, .tokens_in = -1,
+				       .tokens_out = -1, .tokens_reasoning = -1, .latency_ms = 0, .cost_usd = NAN,
+				       .error = x.outcome != KF_EXTRACT_CODE ? x.detail : NULL };
+	int rc = kf_record_finish_request(r->s, q->id, &rec, err);
+	if (rc == KF_OK) {
+		q->status = KF_REQ_DONE;
+		free(q->messages);
+		q->messages = NULL;
+	}
+	if (rc == KF_OK && x.outcome == KF_EXTRACT_CODE)
+		rc = attach_candidate(r, q, x.code, err);
+	kf_extract_free(&x);
+	return rc;
+}
+
+/* Plans the replay's requests, round by round, and answers each with its recorded reply. */
+static int replay_plan(struct run *r, const struct kf_replay *rp, kf_err *err)
+{
+	int rc = KF_OK;
+	int64_t *parents = kf_xcalloc((size_t)rp->n + 1, sizeof *parents), *ids = kf_xcalloc((size_t)rp->n + 1, sizeof *ids);
+	cJSON **msgs = kf_xcalloc((size_t)rp->n + 1, sizeof *msgs);
+	const struct kf_replay_reply **batch = kf_xcalloc((size_t)rp->n + 1, sizeof *batch);
+	cJSON *none = cJSON_CreateArray(); /* the prompt is not part of a replay */
+	for (int i = 0; i < rp->n; i++)
+		msgs[i] = none;
+	for (int t = 0; t < r->n_tasks && rc == KF_OK; t++) {
+		int max_round = 0;
+		for (int i = 0; i < rp->n; i++)
+			if (!strcmp(rp->replies[i].task, r->tasks[t].t->name) && rp->replies[i].round > max_round)
+				max_round = rp->replies[i].round;
+		for (int round = 1; round <= max_round && rc == KF_OK; round++) {
+			int n = 0;
+			for (int i = 0; i < rp->n; i++)
+				if (!strcmp(rp->replies[i].task, r->tasks[t].t->name) && rp->replies[i].round == round)
+					batch[n++] = &rp->replies[i];
+			if (!n)
+				continue;
+			rc = kf_record_plan_round(r->s, r->id, r->tasks[t].t->name, round, n, parents, msgs,
+						  r->cfg.params.model, r->params, ids, err);
+			for (int k = 0; k < n && rc == KF_OK; k++) {
+				struct req *q = add_req(r, ids[k], t, round, k);
+				rc = replay_reply(r, q, batch[k], err);
+			}
+			r->tasks[t].round = round;
+		}
+	}
+	cJSON_Delete(none);
+	free(batch);
+	free(msgs);
+	free(ids);
+	free(parents);
+	return rc;
 }
 
 /* ---- setup ---- */
@@ -898,12 +977,13 @@ static int open_run(struct run *r, kf_err *err)
 					     .config = a->config };
 		snprintf(run.provider, sizeof run.provider, "%s", r->prov->name);
 		snprintf(run.backend, sizeof run.backend, "%s", kf_backend_name(r->cfg.backend));
-		rc = kf_record_create_run(r->s, &run, a->tasks, a->n_tasks, &r->id, err);
+		rc = a->replay ? kf_record_create_run(r->s, &run, a->replay->tasks, a->replay->n_tasks, &r->id, err)
+			       : kf_record_create_run(r->s, &run, a->tasks, a->n_tasks, &r->id, err);
 	}
 	if (rc != KF_OK)
 		return rc;
-	struct kf_task **ts = a->resume_id ? r->owned : a->tasks;
-	r->n_tasks = a->resume_id ? r->n_owned : a->n_tasks;
+	struct kf_task **ts = a->resume_id ? r->owned : a->replay ? a->replay->tasks : a->tasks;
+	r->n_tasks = a->resume_id ? r->n_owned : a->replay ? a->replay->n_tasks : a->n_tasks;
 	r->tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *r->tasks);
 	for (int i = 0; i < r->n_tasks; i++)
 		r->tasks[i].t = ts[i];
@@ -979,7 +1059,9 @@ static int setup(struct run *r, kf_err *err)
 	const struct kf_http_callbacks cb = { on_attempt, on_done, on_body };
 	if ((rc = kf_http_new(&r->cfg.http, &cb, &r->http, err)) != KF_OK)
 		return rc;
-	return load_state(r, err);
+	if ((rc = load_state(r, err)) != KF_OK)
+		return rc;
+	return r->a->replay && !r->a->resume_id ? replay_plan(r, r->a->replay, err) : KF_OK;
 }
 
 static void teardown(struct run *r)

@@ -297,3 +297,78 @@ Test(agent_pipeline, two_cpu_workers_judge_a_run_to_the_same_verdicts_as_one)
 	free(one);
 	free(two);
 }
+
+/* Each candidate's task, source hash and verdict in one run of a database. */
+static char *run_verdicts(const char *path, int run_id)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "SELECT c.task || ' ' || c.source_hash || ' ' || e.verdict FROM candidates c"
+		 " JOIN evaluations e ON e.candidate_id = c.id WHERE c.run_id = %d ORDER BY 1",
+		 run_id);
+	sqlite3 *h = open_db(path);
+	char *v = rows(h, sql);
+	sqlite3_close(h);
+	return v;
+}
+
+Test(agent_pipeline, replay_judges_a_runs_replies_again_to_the_same_verdicts_without_a_model)
+{
+	struct kf_llm_server_config sc = { .script = mixed, .script_len = 4 };
+	serve(&sc);
+	run_mixed(db, "1");
+	kf_llm_server_stop(srv);
+	srv = NULL; /* nothing answers from here on */
+	char *original = run_verdicts(db, 1);
+
+	const char *again[] = { "run", "--replay", "1", "--seeds", "1", "--timing-budget", "0.2", "--db", db, "--json", NULL };
+	struct kf_cli_result r;
+	run(again, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	char *replayed = run_verdicts(db, 2);
+	cr_expect_str_eq(replayed, original);
+	sqlite3 *h = open_db(db);
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE run_id = 2"), q(h, "SELECT COUNT(*) FROM requests WHERE run_id = 1"));
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts a JOIN requests q ON q.id = a.request_id WHERE q.run_id = 2"),
+		     0, "the replay sent a request");
+	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE id = 2 AND status = 'done'"
+			  " AND json_extract(config, '$.replay_of') = '1'"), 1);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+
+	/* The same through an export, into another database. */
+	const char *export[] = { "run", "--export-replies", "1", "--db", db, NULL };
+	run(export, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	char file[PATH_MAX], db2[PATH_MAX];
+	kf_err err;
+	snprintf(file, sizeof file, "%s/replies.jsonl", tmpdir);
+	snprintf(db2, sizeof db2, "%s/elsewhere.db", tmpdir);
+	cr_assert_eq(kf_write_file(file, r.out, r.out_len, &err), KF_OK, "%s", err.msg);
+	kf_cli_result_free(&r);
+	const char *from_file[] = { "run", "--replay", file, "--seeds", "1", "--timing-budget", "0.2", "--verify", "off",
+				    "--db", db2, "--json", NULL };
+	run(from_file, &r);
+	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	char *elsewhere = run_verdicts(db2, 1);
+	cr_expect_str_eq(elsewhere, original);
+	kf_cli_result_free(&r);
+	free(elsewhere);
+	free(replayed);
+	free(original);
+}
+
+Test(agent_pipeline, replay_refuses_a_file_that_is_not_an_export)
+{
+	char file[PATH_MAX];
+	kf_err err;
+	snprintf(file, sizeof file, "%s/not.jsonl", tmpdir);
+	cr_assert_eq(kf_write_file(file, "{\"task\": \"vector_add\"}\n", 23, &err), KF_OK, "%s", err.msg);
+	const char *args[] = { "run", "--replay", file, "--db", db, NULL };
+	struct kf_cli_result r;
+	run(args, &r);
+	cr_expect_eq(r.exit_code, KF_EINPUT, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
+	cr_expect(kf_cli_is_one_error_line(&r), EXCERPT, r.err);
+	cr_expect(strstr(r.err, "not the header of a kforge replies export"), EXCERPT, r.err);
+	kf_cli_result_free(&r);
+}

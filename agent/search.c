@@ -522,13 +522,13 @@ static void on_worker_reply(void *ctx, struct kf_worker_reply *wr)
 		raise_error(r, &err);
 }
 
-/* Waits (at most TICK_MS) for a reply, a retry falling due or a verdict, and takes what came. */
-static int wait_step(struct run *r, kf_err *err)
+/* Waits (at most timeout_ms) for a reply, a retry falling due or a verdict, and takes what came. */
+static int wait_step(struct run *r, int timeout_ms, kf_err *err)
 {
 	struct kf_http_fd fds[KF_WORKER_MAX];
 	int workers[KF_WORKER_MAX];
 	int n = r->pool ? kf_worker_pool_fds(r->pool, fds, workers, KF_WORKER_MAX) : 0;
-	if (kf_http_step_fds(r->http, fds, n, TICK_MS, err) != KF_OK)
+	if (kf_http_step_fds(r->http, fds, n, timeout_ms, err) != KF_OK)
 		return err->code;
 	for (int i = 0; i < n; i++)
 		if (fds[i].ready && kf_worker_pool_read(r->pool, workers[i], on_worker_reply, r, err) != KF_OK)
@@ -539,6 +539,20 @@ static int wait_step(struct run *r, kf_err *err)
 }
 
 /* ---- ranking ---- */
+
+/* The ranking's weak verifiers run in this process, about a second per candidate on the CPU. Before
+ * each one the loop takes what has arrived (replies, verdicts), times out stalls and refills the
+ * request slots, so a ranking never holds the HTTP side up for longer than one verification. */
+static int verify_between_polls(void *ctx, const struct kf_task *t, const char *source, size_t len,
+				const cJSON *judge_result, const struct kf_verify_opts *o, struct kf_verify_result *out,
+				kf_err *err)
+{
+	struct run *r = ctx;
+	if ((!r->stop_soft && launch(r, err) != KF_OK) || wait_step(r, 0, err) != KF_OK)
+		return err->code;
+	return r->judge.verify ? r->judge.verify(r->judge.ctx, t, source, len, judge_result, o, out, err)
+			       : kf_verify_candidate(t, source, len, judge_result, o, out, err);
+}
 
 static void emit_ranked(const struct run *r, const char *what, const char *detail)
 {
@@ -572,8 +586,8 @@ static int rank_run(struct run *r, kf_err *err)
 	ro.verify.device = r->cfg.device;
 	ro.verify.call_timeout_s = r->cfg.call_timeout_s;
 	ro.verify.sanitizers = r->cfg.verify == KF_AGENT_VERIFY_FULL;
-	ro.verify_fn = r->judge.verify;
-	ro.verify_ctx = r->judge.ctx;
+	ro.verify_fn = verify_between_polls;
+	ro.verify_ctx = r;
 	if (r->cfg.llm_judge_model) {
 		ro.llm_judge = kf_llm_judge_votes;
 		ro.llm_judge_ctx = &r->llm;
@@ -810,7 +824,7 @@ static int loop(struct run *r, kf_err *err)
 		if (r->pool && dispatch(r, err) != KF_OK)
 			return err->code;
 		if (kf_http_pending(r->http) > 0 || judging_any(r)) {
-			if (wait_step(r, err) != KF_OK)
+			if (wait_step(r, TICK_MS, err) != KF_OK)
 				return err->code;
 			emit_simple(r, KF_AGENT_EV_TICK, -1, NULL);
 			continue;
@@ -1047,6 +1061,11 @@ static int setup(struct run *r, kf_err *err)
 	r->params = params_json(&r->cfg.params);
 	snprintf(r->submitter, sizeof r->submitter, "%s (%d samples x %d rounds, keep %d)", r->cfg.params.model,
 		 r->cfg.samples, r->cfg.rounds, r->cfg.keep);
+	/* A reply is committed the moment it arrives, several rows each: with WAL, NORMAL keeps every
+	 * commit across a crash or kill -9 of kforge (only a power loss can take the last ones) without
+	 * an fsync per commit, which held 64 replies arriving together up by a quarter of a second. */
+	if (sqlite3_exec(kf_store_db(r->s), "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+		return kf_store_fail(kf_store_db(r->s), err, "setting the database's sync mode");
 	if ((rc = open_run(r, err)) != KF_OK)
 		return rc;
 	/* The workers are forked before this process reads the machine's peaks: measuring them may

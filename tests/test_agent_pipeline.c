@@ -372,3 +372,51 @@ Test(agent_pipeline, replay_refuses_a_file_that_is_not_an_export)
 	cr_expect(strstr(r.err, "not the header of a kforge replies export"), EXCERPT, r.err);
 	kf_cli_result_free(&r);
 }
+
+/* The configuration a flag list (NULL-terminated pairs) reads as; KF_OK or the error's code. */
+static int read_config(const char *const *flags, struct kf_agent_config *out, kf_err *err)
+{
+	cJSON *c = kf_agent_config_default();
+	int rc = KF_OK;
+	const char *base[] = { "model", "m", "provider", "openai", NULL };
+	for (int i = 0; base[i] && rc == KF_OK; i += 2)
+		rc = kf_agent_config_set(c, base[i], base[i + 1], err);
+	for (int i = 0; flags[i] && rc == KF_OK; i += 2)
+		rc = kf_agent_config_set(c, flags[i], flags[i + 1], err);
+	if (rc == KF_OK)
+		rc = kf_agent_config_read(c, out, err);
+	cJSON_Delete(c);
+	return rc;
+}
+
+Test(agent_pipeline, gpus_takes_a_count_or_a_list_and_workers_belongs_to_the_cpu)
+{
+	struct kf_agent_config cfg;
+	kf_err err;
+	const char *cpu[] = { NULL };
+	cr_assert_eq(read_config(cpu, &cfg, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(cfg.n_workers, 1, "one CPU worker by default");
+	const char *cpu3[] = { "workers", "3", NULL };
+	cr_assert_eq(read_config(cpu3, &cfg, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(cfg.n_workers, 3);
+	const char *one_gpu[] = { "backend", "cuda", "device", "2", NULL };
+	cr_assert_eq(read_config(one_gpu, &cfg, &err), KF_OK, "%s", err.msg);
+	cr_expect(cfg.n_workers == 1 && cfg.devices[0] == 2, "--device alone is one GPU");
+	const char *count[] = { "backend", "cuda", "gpus", "2", NULL };
+	cr_assert_eq(read_config(count, &cfg, &err), KF_OK, "%s", err.msg);
+	cr_expect(cfg.n_workers == 2 && cfg.devices[0] == 0 && cfg.devices[1] == 1);
+	const char *list[] = { "backend", "cuda", "gpus", "0,3,1", NULL };
+	cr_assert_eq(read_config(list, &cfg, &err), KF_OK, "%s", err.msg);
+	cr_expect(cfg.n_workers == 3 && cfg.devices[0] == 0 && cfg.devices[1] == 3 && cfg.devices[2] == 1);
+	const char *twice[] = { "backend", "cuda", "gpus", "1,1", NULL };
+	cr_expect_eq(read_config(twice, &cfg, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "twice"), "%s", err.msg);
+	const char *junk[] = { "backend", "cuda", "gpus", "0,x", NULL };
+	cr_expect_eq(read_config(junk, &cfg, &err), KF_EINPUT);
+	const char *gpus_on_cpu[] = { "gpus", "2", NULL };
+	cr_expect_eq(read_config(gpus_on_cpu, &cfg, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "--workers"), "%s", err.msg);
+	const char *workers_on_gpu[] = { "backend", "cuda", "workers", "2", NULL };
+	cr_expect_eq(read_config(workers_on_gpu, &cfg, &err), KF_EINPUT);
+	cr_expect(strstr(err.msg, "--gpus"), "%s", err.msg);
+}

@@ -78,6 +78,9 @@ struct kf_agent_config {
 	int device;             /* GPU ordinal (cuda backend) */
 	int devices[KF_WORKER_MAX]; /* one judge worker each: GPU ordinals (--gpus), or zeros on the CPU */
 	int n_workers;
+	bool slurm;             /* --dispatch slurm: each worker is an srun job step */
+	const char *partition;  /* NULL: Slurm's default */
+	int gpus_per_worker;    /* Slurm, cuda backend */
 	bool replay;            /* a replay: every reply is stored with the run, nothing is asked */
 	int judge_seeds;
 	double call_timeout_s, timing_budget_s;

@@ -65,7 +65,12 @@ static const struct kf_agent_option options[] = {
 	{ "gpus", "gpus", KF_OPT_STRING, 0, 0, NULL, false,
 	  "cuda backend: judge on these GPUs, one worker each: all, a count N (0..N-1) or a list 0,2,3 (default: --device)" },
 	{ "workers", "workers", KF_OPT_INT, 1, KF_WORKER_MAX, NULL, false,
-	  "cpu backend: judge worker processes, each judging one candidate at a time (default 1)" },
+	  "judge worker processes, each judging one candidate at a time: on the cpu backend, or Slurm jobs (default 1)" },
+	{ "dispatch", "dispatch", KF_OPT_CHOICE, 0, 0, "local|slurm", false,
+	  "where judge workers run: here (default) or as Slurm job steps (srun; needs a shared filesystem)" },
+	{ "partition", "partition", KF_OPT_STRING, 0, 0, NULL, false, "--dispatch slurm: the partition to run workers in" },
+	{ "gpus-per-worker", "gpus_per_worker", KF_OPT_INT, 1, 64, NULL, false,
+	  "--dispatch slurm on the cuda backend: GPUs per worker job (default 1)" },
 	{ "seeds", "seeds", KF_OPT_INT, 1, 100, NULL, false, "correctness seeds per candidate (default 3)" },
 	{ "call-timeout", "call_timeout", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
 	  "wall-clock limit of one kf_launch call in seconds (default 10)" },
@@ -326,8 +331,26 @@ static int read_gpus(const char *gpus, struct kf_agent_config *out, kf_err *err)
 
 static int read_workers(const cJSON *c, struct kf_agent_config *out, kf_err *err)
 {
-	const char *gpus = get_str(c, "gpus");
+	const char *gpus = get_str(c, "gpus"), *dispatch = get_str(c, "dispatch");
 	int workers = (int)get_num(c, "workers", 0);
+	out->slurm = dispatch && !strcmp(dispatch, "slurm");
+	out->partition = get_str(c, "partition");
+	out->gpus_per_worker = (int)get_num(c, "gpus_per_worker", 0);
+	if (!out->slurm && (out->partition || out->gpus_per_worker))
+		return kf_errf(err, KF_EINPUT, "--partition and --gpus-per-worker are for --dispatch slurm");
+	if (out->slurm) {
+		/* Each worker is a job step that sees its own GPUs from ordinal 0. */
+		if (gpus)
+			return kf_errf(err, KF_EINPUT, "--dispatch slurm takes --workers N (and --gpus-per-worker), not --gpus");
+		if (out->gpus_per_worker && out->backend != KF_BACKEND_CUDA)
+			return kf_errf(err, KF_EINPUT, "--gpus-per-worker is for --backend cuda");
+		if (out->backend == KF_BACKEND_CUDA && !out->gpus_per_worker)
+			out->gpus_per_worker = 1;
+		out->n_workers = workers > 0 ? workers : DEFAULT_CPU_WORKERS;
+		for (int i = 0; i < out->n_workers; i++)
+			out->devices[i] = 0;
+		return KF_OK;
+	}
 	if (out->backend == KF_BACKEND_CPU) {
 		if (gpus)
 			return kf_errf(err, KF_EINPUT, "--gpus is for --backend cuda; on the CPU use --workers N");

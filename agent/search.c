@@ -13,11 +13,13 @@
  * the HTTP side reads, retries and times out stalls while candidates are judged, and a reply is
  * stored the moment it has arrived. A judge supplied by the caller (tests) runs in this process
  * instead, one candidate between polls, after pushing every request in flight onto the wire. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/extract.h"
@@ -31,6 +33,7 @@
 #include "eval/judge.h"
 
 #define TICK_MS 1000               /* the longest the loop waits without a progress tick */
+#define SLURM_ARGV_MAX 32
 #define WORKER_DEATHS_MAX 2        /* a candidate whose judging killed this many workers is an internal error */
 #define FLUSH_BEFORE_JUDGE_MS 200  /* bound on pushing requests out before judging blocks the loop */
 #define NS_PER_S 1e9
@@ -1028,16 +1031,54 @@ static int read_peaks(struct run *r, kf_err *err)
 	return KF_OK;
 }
 
+/* --dispatch slurm: each worker is a job step running this kforge as `kforge run --serve-worker`,
+ * its stdin and stdout relayed by srun. The database is reached by path (a shared filesystem). */
+static void slurm_command(const struct run *r, const char *exe, const char *db, char gpus[16],
+			  const char *argv[SLURM_ARGV_MAX])
+{
+	int n = 0;
+	const char *head[] = { "srun", "--quiet", "--unbuffered", "--nodes", "1", "--ntasks", "1", "--job-name",
+			       "kforge-judge" };
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		argv[n++] = head[i];
+	if (r->cfg.partition) {
+		argv[n++] = "--partition";
+		argv[n++] = r->cfg.partition;
+	}
+	if (r->cfg.gpus_per_worker > 0) {
+		snprintf(gpus, 16, "%d", r->cfg.gpus_per_worker);
+		argv[n++] = "--gpus-per-task";
+		argv[n++] = gpus;
+	}
+	const char *tail[] = { exe, "run", "--serve-worker", "--backend", kf_backend_name(r->cfg.backend), "--device", "0",
+			       "--db", db };
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		argv[n++] = tail[i];
+	argv[n] = NULL;
+}
+
 static int start_workers(struct run *r, kf_err *err)
 {
 	struct kf_task **tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *tasks);
 	for (int i = 0; i < r->n_tasks; i++)
 		tasks[i] = r->tasks[i].t;
-	const struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
-					    .tasks = tasks, .n_tasks = r->n_tasks,
-					    .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"),
-					    .peaks = r->a->peaks };
-	int rc = kf_worker_pool_start(&ws, &r->pool, err);
+	struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
+				      .tasks = tasks, .n_tasks = r->n_tasks,
+				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks };
+	char exe[PATH_MAX], gpus[16];
+	const char *argv[SLURM_ARGV_MAX];
+	int rc = KF_OK;
+	if (r->cfg.slurm) {
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (len < 0)
+			rc = kf_errno(err, KF_EINTERNAL, "--dispatch slurm: finding the kforge program");
+		else
+			exe[len] = '\0';
+		slurm_command(r, exe, ws.db_path, gpus, argv);
+		ws.command = argv;
+	}
+	if (rc == KF_OK)
+		rc = kf_worker_pool_start(&ws, &r->pool, err);
 	free(tasks);
 	return rc;
 }

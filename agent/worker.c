@@ -260,6 +260,25 @@ static void become_worker(struct kf_worker_pool *p, int self, int req_rd, int re
 	_exit(rc == KF_OK ? 0 : 3);
 }
 
+/* In the child: the command, speaking the protocol on its stdin and stdout. */
+static void exec_worker(struct kf_worker_pool *p, int self, int req_rd, int rep_wr, pid_t parent,
+			const struct kf_worker_setup *s)
+{
+	for (int i = 0; i < self; i++) {
+		close_fd(&p->w[i].to);
+		close_fd(&p->w[i].from);
+	}
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent || dup2(req_rd, STDIN_FILENO) < 0 || dup2(rep_wr, STDOUT_FILENO) < 0)
+		_exit(127);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(s->command[0], (char *const *)s->command);
+	fprintf(stderr, "kforge: starting a judge worker: %s: %s\n", s->command[0], strerror(errno));
+	_exit(127);
+}
+
 int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool **out, kf_err *err)
 {
 	*out = NULL;
@@ -289,7 +308,10 @@ int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool 
 		if (pid == 0) {
 			close(req[1]);
 			close(rep[0]);
-			become_worker(p, i, req[0], rep[1], parent, s);
+			if (s->command)
+				exec_worker(p, i, req[0], rep[1], parent, s);
+			else
+				become_worker(p, i, req[0], rep[1], parent, s);
 		}
 		close(req[0]);
 		close(rep[1]);

@@ -33,6 +33,10 @@ struct kf_worker_setup {
 	int n_tasks;
 	const char *db_path;           /* the worker's own read connection; NULL or "": none */
 	const struct kf_peaks *peaks;  /* NULL: each worker reads its device's peaks from the store at its first job */
+	/* NULL: each worker is a forked copy of this process. Else each is this command (argv,
+	 * NULL-terminated) with the request pipe as its stdin and the reply pipe as its stdout, e.g.
+	 * `srun ... kforge run --serve-worker ...` on a cluster; the fields above are then its own. */
+	const char *const *command;
 };
 
 struct kf_worker_job {
@@ -59,7 +63,7 @@ typedef void (*kf_worker_reply_fn)(void *ctx, struct kf_worker_reply *r);
 
 struct kf_worker_pool;
 
-/* Forks the workers. Call it before this process starts OpenMP threads, a CUDA context or HTTP
+/* Starts the workers. A forked one: call it before this process starts OpenMP threads, a CUDA context or HTTP
  * transfers: each worker is a copy of it, and none of those survive the copy. Workers sit in their own process group, so a Ctrl-C meant for kforge
  * never reaches a candidate being judged. */
 int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool **out, kf_err *err);

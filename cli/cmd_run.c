@@ -51,6 +51,7 @@ static const char *const help_head =
 	"                         at all (examples/replay/); judge options (--workers, --gpus, --seeds,\n"
 	"                         --timing-budget, ...) may be given, the rest is the recorded run's\n"
 	"  --export-replies RUN_ID  print run RUN_ID's replies as JSONL (what --replay FILE reads)\n"
+	"  --serve-worker         be a judge worker on stdin/stdout (what --dispatch slurm starts)\n"
 	"  --out DIR              write each task's selected correct kernel to DIR/<task>.c (.cu)\n"
 	"  --db PATH              database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --json                 print the summary as one JSON object\n";
@@ -262,7 +263,7 @@ static int parse_run_id(const char *flag, const char *s, int64_t *out, kf_err *e
 
 struct run_cli {
 	const char *suite, *resume, *out_dir, *db, *replay, *export_replies;
-	bool json;
+	bool json, serve_worker;
 	const char *tasks[MAX_TASK_FLAGS];
 	int n_tasks;
 	const char *values[MAX_OPTIONS]; /* by index in kf_agent_options() */
@@ -294,11 +295,14 @@ static int parse_args(int argc, char **argv, struct run_cli *c, bool *help, kf_e
 	opts[n++] = (struct kf_opt){ "out", true, &c->out_dir, NULL };
 	opts[n++] = (struct kf_opt){ "db", true, &c->db, NULL };
 	opts[n++] = (struct kf_opt){ "json", false, NULL, &c->json };
+	opts[n++] = (struct kf_opt){ "serve-worker", false, NULL, &c->serve_worker };
 	opts[n] = (struct kf_opt){ NULL, false, NULL, NULL };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos;
 	if ((rc = kf_cli_parse(argc, argv, opts, pos, 0, &n_pos, help, err)) != KF_OK || *help)
 		return rc;
+	if (c->serve_worker)
+		return KF_OK;
 	if ((c->resume != NULL) + (c->replay != NULL) + (c->export_replies != NULL) > 1)
 		return kf_errf(err, KF_EINPUT, "--resume, --replay and --export-replies go one at a time");
 	if ((c->resume || c->replay || c->export_replies) && (c->suite || c->n_tasks))
@@ -307,6 +311,33 @@ static int parse_args(int argc, char **argv, struct run_cli *c, bool *help, kf_e
 	if (!c->resume && !c->replay && !c->export_replies && !c->suite == !c->n_tasks)
 		return kf_errf(err, KF_EINPUT, "kforge run needs --suite DIR or --task NAME (one of the two)");
 	return KF_OK;
+}
+
+/* The value given for a run option, or NULL. */
+static const char *option_value(const struct run_cli *c, const char *flag)
+{
+	int i = 0;
+	for (const struct kf_agent_option *o = kf_agent_options(); o->flag; o++, i++)
+		if (!strcmp(o->flag, flag))
+			return c->values[i];
+	return NULL;
+}
+
+/* --serve-worker: a judge worker on stdin and stdout (agent/worker.h), as --dispatch slurm starts
+ * them on cluster nodes; --backend, --device and --db say where it judges and what it reads. */
+static int serve_worker(const struct run_cli *c)
+{
+	kf_err err = { 0 };
+	const char *backend = option_value(c, "backend"), *device = option_value(c, "device");
+	enum kf_backend b = KF_BACKEND_CPU;
+	if (backend && kf_backend_parse(backend, &b) != 0) {
+		kf_errf(&err, KF_EINPUT, "--backend must be cpu or cuda");
+		return kf_cli_fail(&err);
+	}
+	/* The protocol owns stdout: nothing else may be written there. */
+	int rc = kf_worker_serve(STDIN_FILENO, STDOUT_FILENO, b, device ? atoi(device) : 0, NULL, 0,
+				 kf_cli_db_path(c->db), NULL, &err);
+	return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
 }
 
 /* --export-replies RUN_ID: the run's replies as JSONL on stdout. */
@@ -392,6 +423,8 @@ int kf_cmd_run(int argc, char **argv)
 		return kf_cli_fail(&err);
 	if (c.export_replies)
 		return export_replies(&c);
+	if (c.serve_worker)
+		return serve_worker(&c);
 	struct kf_agent_config check;
 	struct kf_replay replay = { 0 };
 	if (c.replay) {

@@ -39,6 +39,9 @@ struct worker {
 struct kf_worker_pool {
 	struct worker *w;
 	int n;
+	/* How a busy worker is ended: a forked one is killed; a command (srun) gets SIGTERM, which it
+	 * passes on to its job step, where SIGKILL would leave the step running. */
+	int stop_signal;
 };
 
 /* ---- frames ---- */
@@ -269,7 +272,7 @@ static void exec_worker(struct kf_worker_pool *p, int self, int req_rd, int rep_
 		close_fd(&p->w[i].from);
 	}
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent || dup2(req_rd, STDIN_FILENO) < 0 || dup2(rep_wr, STDOUT_FILENO) < 0)
 		_exit(127);
 	signal(SIGINT, SIG_IGN);
@@ -288,6 +291,7 @@ int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool 
 	signal(SIGPIPE, SIG_IGN);
 	struct kf_worker_pool *p = kf_xcalloc(1, sizeof *p);
 	p->w = kf_xcalloc((size_t)s->n, sizeof *p->w);
+	p->stop_signal = s->command ? SIGTERM : SIGKILL;
 	for (int i = 0; i < s->n; i++)
 		p->w[i] = (struct worker){ .to = -1, .from = -1 };
 	pid_t parent = getpid();
@@ -341,7 +345,7 @@ void kf_worker_pool_stop(struct kf_worker_pool *p)
 		struct worker *w = &p->w[i];
 		close_fd(&w->to);
 		if (w->alive && w->busy)
-			kill(w->pid, SIGKILL);
+			kill(w->pid, p->stop_signal);
 	}
 	for (int i = 0; i < p->n; i++) {
 		struct worker *w = &p->w[i];
@@ -434,7 +438,7 @@ static void worker_died(struct kf_worker_pool *p, int wi, kf_worker_reply_fn fn,
 	struct worker *w = &p->w[wi];
 	w->alive = false;
 	close_fd(&w->to);
-	kill(w->pid, SIGKILL);
+	kill(w->pid, p->stop_signal);
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	w->pid = 0;

@@ -2,7 +2,8 @@
  * judges each extracted kernel, then for R-1 more rounds asks for refinements of the best K
  * candidates with feedback from the judge; "best" comes from the weak-verifier ranking (eval/rank.h:
  * trusted correct candidates first, then SOL fraction), which also picks what the run reports. One
- * event loop drives the HTTP requests (agent/http.h) and runs evaluations between polls; every
+ * event loop drives the HTTP requests (agent/http.h) and the judge worker processes (agent/worker.h)
+ * together, never waiting for a judgement; every
  * request, attempt, reply, candidate and evaluation is written to the store as it happens, so a
  * killed run resumes from the database alone.
  * This header is the whole interface the CLI uses: configuration, the judge seam, progress events
@@ -21,6 +22,8 @@
 #include "agent/provider.h"
 #include "db/store.h"
 #include "agent/record.h"
+#include "agent/replay.h"
+#include "agent/worker.h"
 #include "eval/leaderboard.h"
 #include "eval/rank.h"
 #include "eval/sol.h"
@@ -73,6 +76,12 @@ struct kf_agent_config {
 	struct kf_price price;
 	struct kf_http_opts http;
 	int device;             /* GPU ordinal (cuda backend) */
+	int devices[KF_WORKER_MAX]; /* one judge worker each: GPU ordinals (--gpus), or zeros on the CPU */
+	int n_workers;
+	bool slurm;             /* --dispatch slurm: each worker is an srun job step */
+	const char *partition;  /* NULL: Slurm's default */
+	int gpus_per_worker;    /* Slurm, cuda backend */
+	bool replay;            /* a replay: every reply is stored with the run, nothing is asked */
 	int judge_seeds;
 	double call_timeout_s, timing_budget_s;
 	double deadline_s;      /* wall limit of one whole evaluation (kf_judge_opts.deadline_s) */
@@ -88,10 +97,11 @@ struct kf_agent_config {
 int kf_agent_config_read(const cJSON *cfg_json, struct kf_agent_config *out, kf_err *err);
 
 /* ---- the judge seam ----
- * The loop calls evaluate() between HTTP polls, one candidate at a time, and verify() (the weak
- * verifiers, eval/verify.h) on each correct candidate when a task's round is ranked. The local
- * judge runs kf_judge_evaluate in this process and leaves verify NULL (kf_verify_candidate, also in
- * this process); a worker process (or a cluster job) can take the place of both. */
+ * Without a judge of the caller's, candidates are judged by kf_judge_evaluate in judge worker
+ * processes (agent/worker.h) and verified by kf_verify_candidate in this process. A caller's judge
+ * (tests) runs in this process instead: the loop calls evaluate() between HTTP polls, one candidate
+ * at a time, and verify() (the weak verifiers, eval/verify.h) on each correct candidate when a
+ * task's round is ranked. */
 struct kf_agent_judge {
 	int (*evaluate)(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
 			size_t len, uint64_t seed, cJSON **result, kf_err *err);
@@ -191,6 +201,8 @@ struct kf_agent_run_args {
 	const struct kf_peaks *peaks;  /* the judge's device; NULL: this machine's, from the store */
 	const struct kf_agent_observer *observer; /* may be NULL */
 	volatile sig_atomic_t *stop;   /* set by a signal handler: stop soon, keep what is finished */
+	const struct kf_replay *replay; /* a new run: these replies are its requests' answers (tasks
+					 * ignored: the replay's own are used); nothing is asked */
 };
 
 /* Runs (or resumes) a run to its end or until a budget or *stop ends it. KF_OK with *summary

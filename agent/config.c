@@ -1,5 +1,7 @@
 /* A run's configuration (see agent.h): the option table that is both the JSON schema and the
  * command-line flags, parsing of flag values, and the checked struct the loop runs from. */
+#include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,8 @@
 #define CHOICE_MAX 64
 #define DEFAULT_VERIFY "standard"
 #define VERIFY_CHOICES "off|standard|full"
+#define DEFAULT_CPU_WORKERS 1
+#define NVIDIA_GPUS_DIR "/proc/driver/nvidia/gpus"
 
 static const struct kf_agent_option options[] = {
 	{ "model", "model", KF_OPT_STRING, 0, 0, NULL, true, "model name sent to the endpoint (required)" },
@@ -58,6 +62,15 @@ static const struct kf_agent_option options[] = {
 	{ "max-attempts", "max_attempts", KF_OPT_INT, 1, 100, NULL, false,
 	  "HTTP attempts per request, retries included (default 6)" },
 	{ "device", "device", KF_OPT_INT, 0, 1024, NULL, false, "GPU ordinal for the cuda backend (default 0)" },
+	{ "gpus", "gpus", KF_OPT_STRING, 0, 0, NULL, false,
+	  "cuda backend: judge on these GPUs, one worker each: all, a count N (0..N-1) or a list 0,2,3 (default: --device)" },
+	{ "workers", "workers", KF_OPT_INT, 1, KF_WORKER_MAX, NULL, false,
+	  "judge worker processes, each judging one candidate at a time: on the cpu backend, or Slurm jobs (default 1)" },
+	{ "dispatch", "dispatch", KF_OPT_CHOICE, 0, 0, "local|slurm", false,
+	  "where judge workers run: here (default) or as Slurm job steps (srun; needs a shared filesystem)" },
+	{ "partition", "partition", KF_OPT_STRING, 0, 0, NULL, false, "--dispatch slurm: the partition to run workers in" },
+	{ "gpus-per-worker", "gpus_per_worker", KF_OPT_INT, 1, 64, NULL, false,
+	  "--dispatch slurm on the cuda backend: GPUs per worker job (default 1)" },
 	{ "seeds", "seeds", KF_OPT_INT, 1, 100, NULL, false, "correctness seeds per candidate (default 3)" },
 	{ "call-timeout", "call_timeout", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
 	  "wall-clock limit of one kf_launch call in seconds (default 10)" },
@@ -257,6 +270,103 @@ static void read_ranking(const cJSON *c, struct kf_agent_config *out)
 	out->llm_judge_model = get_str(c, "llm_judge_model");
 }
 
+/* GPUs on this machine, counted without starting CUDA (the judge workers are forked from this
+ * process and each needs a CUDA context of its own): CUDA_VISIBLE_DEVICES when set, else the
+ * driver's list. */
+static int count_gpus(void)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	int n = 0;
+	if (visible) {
+		for (const char *p = visible; *p; p += strcspn(p, ","), p += *p == ',')
+			n += strcspn(p, ",") > 0;
+		return n;
+	}
+	DIR *d = opendir(NVIDIA_GPUS_DIR);
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* --gpus all|N|LIST into out->devices; without it, one GPU (--device). */
+static int read_gpus(const char *gpus, struct kf_agent_config *out, kf_err *err)
+{
+	out->n_workers = 0;
+	if (!gpus) {
+		out->devices[out->n_workers++] = out->device;
+		return KF_OK;
+	}
+	bool list = strchr(gpus, ',') != NULL;
+	if (!strcmp(gpus, "all") || !list) {
+		int n = 0;
+		if (!strcmp(gpus, "all")) {
+			if ((n = count_gpus()) == 0)
+				return kf_errf(err, KF_EINPUT, "--gpus all: no NVIDIA GPU is visible on this machine");
+		} else {
+			char *end;
+			long v = strtol(gpus, &end, 10);
+			if (!isdigit((unsigned char)*gpus) || *end || v < 1 || v > KF_WORKER_MAX)
+				return kf_errf(err, KF_EINPUT, "--gpus must be all, a count from 1 to %d or a list like 0,1,3, not '%.*s'",
+					       KF_WORKER_MAX, CHOICE_MAX, gpus);
+			n = (int)v;
+		}
+		for (int i = 0; i < n && i < KF_WORKER_MAX; i++)
+			out->devices[out->n_workers++] = i;
+		return KF_OK;
+	}
+	for (const char *p = gpus; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (!isdigit((unsigned char)*p) || (*end && *end != ',') || v > KF_WORKER_MAX || out->n_workers == KF_WORKER_MAX)
+			return kf_errf(err, KF_EINPUT, "--gpus list '%.*s': GPU ordinals separated by commas, like 0,1,3",
+				       CHOICE_MAX, gpus);
+		for (int i = 0; i < out->n_workers; i++)
+			if (out->devices[i] == (int)v)
+				return kf_errf(err, KF_EINPUT, "--gpus lists GPU %ld twice", v);
+		out->devices[out->n_workers++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	return KF_OK;
+}
+
+static int read_workers(const cJSON *c, struct kf_agent_config *out, kf_err *err)
+{
+	const char *gpus = get_str(c, "gpus"), *dispatch = get_str(c, "dispatch");
+	int workers = (int)get_num(c, "workers", 0);
+	out->slurm = dispatch && !strcmp(dispatch, "slurm");
+	out->partition = get_str(c, "partition");
+	out->gpus_per_worker = (int)get_num(c, "gpus_per_worker", 0);
+	if (!out->slurm && (out->partition || out->gpus_per_worker))
+		return kf_errf(err, KF_EINPUT, "--partition and --gpus-per-worker are for --dispatch slurm");
+	if (out->slurm) {
+		/* Each worker is a job step that sees its own GPUs from ordinal 0. */
+		if (gpus)
+			return kf_errf(err, KF_EINPUT, "--dispatch slurm takes --workers N (and --gpus-per-worker), not --gpus");
+		if (out->gpus_per_worker && out->backend != KF_BACKEND_CUDA)
+			return kf_errf(err, KF_EINPUT, "--gpus-per-worker is for --backend cuda");
+		if (out->backend == KF_BACKEND_CUDA && !out->gpus_per_worker)
+			out->gpus_per_worker = 1;
+		out->n_workers = workers > 0 ? workers : DEFAULT_CPU_WORKERS;
+		for (int i = 0; i < out->n_workers; i++)
+			out->devices[i] = 0;
+		return KF_OK;
+	}
+	if (out->backend == KF_BACKEND_CPU) {
+		if (gpus)
+			return kf_errf(err, KF_EINPUT, "--gpus is for --backend cuda; on the CPU use --workers N");
+		out->n_workers = workers > 0 ? workers : DEFAULT_CPU_WORKERS;
+		for (int i = 0; i < out->n_workers; i++)
+			out->devices[i] = 0;
+		return KF_OK;
+	}
+	if (workers > 0)
+		return kf_errf(err, KF_EINPUT, "--workers is for --backend cpu; on GPUs use --gpus (one worker per GPU)");
+	return read_gpus(gpus, out, err);
+}
+
 int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -295,5 +405,6 @@ int kf_agent_config_read(const cJSON *c, struct kf_agent_config *out, kf_err *er
 	out->seed = (uint64_t)get_num(c, "seed", 0);
 	out->http.jitter_seed = out->seed;
 	read_ranking(c, out);
-	return KF_OK;
+	out->replay = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "replay"));
+	return read_workers(c, out, err);
 }

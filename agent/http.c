@@ -1,7 +1,8 @@
 /* kf_http implementation (see http.h). Each request owns one curl easy handle, reused for its
  * retries; a request is either in the multi handle (an attempt in flight), waiting for its retry
- * time, or done. The caller's loop calls kf_http_step, which polls curl's sockets with a timeout
- * no later than the next retry, so nothing ever busy-waits. */
+ * time, or done. The caller's loop calls kf_http_step (or kf_http_step_fds, which also watches the
+ * caller's own descriptors), which polls curl's sockets with a timeout no later than the next retry,
+ * so nothing ever busy-waits, and returns at once when a request has ended so its slot is reused. */
 #include "agent/http.h"
 
 #include <curl/curl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/buf.h"
 #include "common/clock.h"
@@ -33,6 +33,8 @@
 #define FLUSH_SLICE_MS 10
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
+#define US_PER_MS 1000.0
+#define MAX_EXTRA_FDS 1024
 
 enum transfer_state { T_ACTIVE, T_WAITING };
 
@@ -50,6 +52,9 @@ struct transfer {
 	int64_t due_ns;       /* T_WAITING: when the next attempt starts */
 	bool uploaded;        /* the attempt in flight has sent its whole request */
 	bool too_large;
+	bool stalled;         /* aborted by kforge: no byte moved for stall_timeout_s */
+	curl_off_t moved;     /* bytes sent + received by the attempt so far */
+	int64_t moved_ns;     /* when they last grew */
 	char *secret;         /* NULL: nothing to scrub */
 	char errbuf[CURL_ERROR_SIZE];
 	struct transfer *next;
@@ -61,6 +66,7 @@ struct kf_http {
 	CURLM *multi;
 	struct transfer *list;
 	int n;
+	int64_t finished;     /* requests delivered to on_done so far */
 	kf_rng rng;
 };
 
@@ -140,9 +146,18 @@ static int on_progress(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
 {
 	struct transfer *t = p;
 	(void)dltotal;
-	(void)dlnow;
 	if (ultotal > 0 && ulnow >= ultotal)
 		t->uploaded = true;
+	/* The stall clock is kforge's own: curl's low-speed check averages over several seconds and
+	 * gave up on a silent server only stall_timeout + 7 s later. */
+	int64_t now = kf_now_ns();
+	if (dlnow + ulnow != t->moved) {
+		t->moved = dlnow + ulnow;
+		t->moved_ns = now;
+	} else if ((double)(now - t->moved_ns) >= t->h->o.stall_timeout_s * (double)NS_PER_S) {
+		t->stalled = true;
+		return 1; /* curl ends the attempt with CURLE_ABORTED_BY_CALLBACK */
+	}
 	return 0;
 }
 
@@ -232,9 +247,12 @@ static int start_attempt(struct kf_http *h, struct transfer *t, kf_err *err)
 	kf_buf_reset(&t->resp);
 	t->too_large = false;
 	t->uploaded = false;
+	t->stalled = false;
+	t->moved = 0;
 	t->errbuf[0] = '\0';
 	t->attempt++;
 	t->started_ns = kf_now_ns();
+	t->moved_ns = t->started_ns;
 	t->state = T_ACTIVE;
 	CURLMcode mc = curl_multi_add_handle(h->multi, t->easy);
 	if (mc != CURLM_OK)
@@ -390,6 +408,7 @@ static void finish(struct kf_http *h, struct transfer *t, enum kf_http_result re
 	unlink_transfer(h, t);
 	void *user = t->user;
 	transfer_free(t);
+	h->finished++;
 	h->cb.on_done(user, &r);
 }
 
@@ -406,7 +425,11 @@ static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 	scrub_body(t, &t->resp);
 	if (curl_easy_getinfo(t->easy, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK || retry_after <= 0)
 		retry_after = -1;
+	/* curl's own clock of the attempt: when the caller collects it late, the server was not slow. */
+	curl_off_t total_us = -1;
 	double latency_ms = (double)(kf_now_ns() - t->started_ns) / (double)NS_PER_MS;
+	if (curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us) == CURLE_OK && total_us >= 0)
+		latency_ms = (double)total_us / US_PER_MS;
 	char error[256] = "";
 	enum kf_http_result result = KF_HTTP_OK;
 	bool retry = false;
@@ -417,6 +440,10 @@ static void attempt_ended(struct kf_http *h, struct transfer *t, CURLcode code)
 				 h->o.max_body_bytes);
 		else
 			snprintf(error, sizeof error, "response larger than %zu bytes", h->o.max_body_bytes);
+	} else if (t->stalled) {
+		result = KF_HTTP_TRANSPORT;
+		retry = true;
+		snprintf(error, sizeof error, "no byte received for %g s (the stall timeout)", h->o.stall_timeout_s);
 	} else if (code != CURLE_OK) {
 		result = KF_HTTP_TRANSPORT;
 		retry = transport_retryable(code);
@@ -494,32 +521,45 @@ static int perform(struct kf_http *h, kf_err *err)
 	return KF_OK;
 }
 
-int kf_http_step(struct kf_http *h, int timeout_ms, kf_err *err)
+int kf_http_step_fds(struct kf_http *h, struct kf_http_fd *fds, int n_fds, int timeout_ms, kf_err *err)
 {
 	int rc = KF_OK;
+	if (n_fds < 0 || n_fds > MAX_EXTRA_FDS)
+		return kf_errf(err, KF_EINTERNAL, "kf_http_step_fds: %d extra descriptors", n_fds);
 	int64_t next_ns = start_due(h, err, &rc);
 	if (rc != KF_OK)
 		return rc;
 	int wait_ms = timeout_ms;
 	if (next_ns >= 0 && next_ns / NS_PER_MS < wait_ms)
 		wait_ms = (int)((next_ns + NS_PER_MS - 1) / NS_PER_MS);
-	if (active_count(h) > 0) {
-		/* Perform first: transfers added since the last call need their first push. */
-		if ((rc = perform(h, err)) != KF_OK)
-			return rc;
-		if (active_count(h) > 0 && wait_ms > 0) {
-			CURLMcode mc = curl_multi_poll(h->multi, NULL, 0, wait_ms, NULL);
-			if (mc != CURLM_OK)
-				return kf_errf(err, KF_EINTERNAL, "waiting for HTTP responses: %s", curl_multi_strerror(mc));
-		}
-	} else if (next_ns >= 0 && wait_ms > 0) {
-		struct timespec ts = { wait_ms / 1000, (long)(wait_ms % 1000) * NS_PER_MS };
-		nanosleep(&ts, NULL);
+	int64_t finished = h->finished;
+	/* Perform first: transfers added since the last call need their first push. */
+	if (active_count(h) > 0 && (rc = perform(h, err)) != KF_OK)
+		return rc;
+	/* A request that just ended frees a slot: the caller starts the next one before anything waits. */
+	if (h->finished != finished)
+		wait_ms = 0;
+	struct curl_waitfd w[MAX_EXTRA_FDS];
+	for (int i = 0; i < n_fds; i++) {
+		w[i] = (struct curl_waitfd){ .fd = fds[i].fd, .events = CURL_WAIT_POLLIN };
+		fds[i].ready = false;
 	}
+	if (wait_ms > 0 || n_fds > 0) {
+		CURLMcode mc = curl_multi_poll(h->multi, n_fds ? w : NULL, (unsigned)n_fds, wait_ms, NULL);
+		if (mc != CURLM_OK)
+			return kf_errf(err, KF_EINTERNAL, "waiting for HTTP responses: %s", curl_multi_strerror(mc));
+	}
+	for (int i = 0; i < n_fds; i++)
+		fds[i].ready = w[i].revents != 0;
 	if ((rc = perform(h, err)) != KF_OK)
 		return rc;
 	start_due(h, err, &rc);
 	return rc;
+}
+
+int kf_http_step(struct kf_http *h, int timeout_ms, kf_err *err)
+{
+	return kf_http_step_fds(h, NULL, 0, timeout_ms, err);
 }
 
 static bool all_uploaded(const struct kf_http *h)

@@ -95,8 +95,16 @@ int kf_http_submit(struct kf_http *h, const struct kf_http_request *req, kf_err 
 /* Requests submitted and not yet done (in flight or waiting to retry). */
 int kf_http_pending(const struct kf_http *h);
 /* Waits at most timeout_ms for network activity or a retry falling due, then moves every transfer
- * forward and delivers the callbacks of those that ended. timeout_ms 0 never blocks. */
+ * forward and delivers the callbacks of those that ended. timeout_ms 0 never blocks. A request that
+ * ends during the call makes it return without waiting. */
 int kf_http_step(struct kf_http *h, int timeout_ms, kf_err *err);
+/* kf_http_step that also wakes when one of the caller's descriptors is readable (or closed):
+ * fds[i].ready says which. It returns without waiting when a request ended during the call. */
+struct kf_http_fd {
+	int fd;
+	bool ready;
+};
+int kf_http_step_fds(struct kf_http *h, struct kf_http_fd *fds, int n_fds, int timeout_ms, kf_err *err);
 /* Drives transfers for at most max_ms, until every attempt in flight has sent its whole request:
  * called before the caller blocks on other work, so the requests travel while it is busy. */
 int kf_http_flush(struct kf_http *h, int max_ms, kf_err *err);

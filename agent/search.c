@@ -7,14 +7,19 @@
  * weak verifiers on the correct ones, votes stored, one label model over the run), so the parents
  * and the reported kernel are the top trusted correct candidates.
  *
- * One loop, no threads: plan rounds, send requests up to the concurrency, then either judge one
- * candidate (after pushing every request in flight onto the wire, so they progress while the judge
- * works) or wait in kf_http_step for replies and retry timers. */
+ * One loop, no threads: plan rounds, send requests up to the concurrency, hand unjudged candidates
+ * to idle judge workers (agent/worker.h: processes, one per GPU or --workers on the CPU), then wait
+ * in kf_http_step_fds for whichever comes first: a reply, a retry falling due, or a verdict. So
+ * the HTTP side reads, retries and times out stalls while candidates are judged, and a reply is
+ * stored the moment it has arrived. A judge supplied by the caller (tests) runs in this process
+ * instead, one candidate between polls, after pushing every request in flight onto the wire. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/extract.h"
@@ -28,6 +33,8 @@
 #include "eval/judge.h"
 
 #define TICK_MS 1000               /* the longest the loop waits without a progress tick */
+#define SLURM_ARGV_MAX 32
+#define WORKER_DEATHS_MAX 2        /* a candidate whose judging killed this many workers is an internal error */
 #define FLUSH_BEFORE_JUDGE_MS 200  /* bound on pushing requests out before judging blocks the loop */
 #define NS_PER_S 1e9
 #define SECONDS_PER_MINUTE 60.0
@@ -59,6 +66,8 @@ struct cand {
 	double sol_fraction;
 	bool trusted;      /* by the latest ranking */
 	double p_correct;  /* NAN: not scored */
+	bool judging;      /* with a judge worker now */
+	int deaths;        /* judge workers that died judging it */
 };
 
 struct task_state {
@@ -73,7 +82,8 @@ struct run {
 	struct kf_agent_config cfg;
 	const struct kf_provider *prov;
 	struct kf_agent_judge judge;
-	struct kf_judge_session *session; /* the local judge's state between evaluations */
+	bool inline_judge;       /* the caller's judge, run in this process */
+	struct kf_worker_pool *pool; /* otherwise: the judge workers */
 	struct kf_llm_judge llm; /* the optional LLM-judge verifier (cfg.llm_judge_model) */
 	int ranked_judged;       /* judged candidates at the last ranking; -1: never ranked */
 	struct kf_peaks peaks;
@@ -379,43 +389,38 @@ static int launch(struct run *r, kf_err *err)
 static struct cand *next_to_judge(struct run *r)
 {
 	for (int i = 0; i < r->n_cands; i++)
-		if (!r->cands[i].evaluated)
+		if (!r->cands[i].evaluated && !r->cands[i].judging)
 			return &r->cands[i];
 	return NULL;
 }
 
-static int judge_one(struct run *r, struct cand *c, kf_err *err)
+static bool judging_any(const struct run *r)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (r->cands[i].judging)
+			return true;
+	return false;
+}
+
+/* The judge's seed for a candidate: from the run's seed and the candidate, so --seed reproduces. */
+static uint64_t judge_seed(const struct run *r, const struct cand *c)
+{
+	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
+	return kf_splitmix64(&mix) % KF_SEED_LIMIT;
+}
+
+/* Stores a verdict (or kforge's own failure to reach one, as internal_error) the moment it is
+ * known; takes result. */
+static int store_verdict(struct run *r, struct cand *c, cJSON *result, const char *error, kf_err *err)
 {
 	const struct kf_task *t = r->tasks[c->task].t;
-	char *source = NULL;
-	size_t len = 0;
-	cJSON *result = NULL;
-	int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
-	if (rc != KF_OK)
-		return rc;
-	uint64_t mix = r->cfg.seed ^ (uint64_t)c->id;
-	uint64_t seed = kf_splitmix64(&mix) % KF_SEED_LIMIT;
-	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
-	kf_store_utc_now(started);
-	kf_err jerr = { 0 };
-	int jrc = r->judge.evaluate(r->judge.ctx, t, &r->peaks, source, len, seed, &result, &jerr);
-	kf_store_utc_now(finished);
-	free(source);
-	/* A signal that arrived while the judge ran may have reached the runner too: such a verdict
-	 * would blame the candidate for kforge's interruption. It is judged again on resume. */
-	if (*r->stop) {
-		cJSON_Delete(result);
-		return KF_OK;
-	}
-	if (jrc != KF_OK) {
+	if (!result) {
 		result = cJSON_CreateObject();
 		cJSON_AddStringToObject(result, "verdict", "internal_error");
-		cJSON_AddStringToObject(result, "reason", jerr.msg);
+		cJSON_AddStringToObject(result, "reason", error);
 	}
-	cJSON_AddStringToObject(result, "started_at", started);
-	cJSON_AddStringToObject(result, "finished_at", finished);
 	int64_t eval_id = 0;
-	rc = kf_store_add_evaluation(r->s, c->id, result, &eval_id, err);
+	int rc = kf_store_add_evaluation(r->s, c->id, result, &eval_id, err);
 	if (rc == KF_OK) {
 		c->evaluated = true;
 		snprintf(c->verdict, sizeof c->verdict, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(result, "verdict")));
@@ -431,28 +436,127 @@ static int judge_one(struct run *r, struct cand *c, kf_err *err)
 	return rc;
 }
 
-/* kf_judge_evaluate with the run's judge options and its session (consecutive candidates of a
- * task reuse the trusted kernels, buffers and, on a GPU, the reference's runners). */
-static int local_evaluate(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
-			  size_t len, uint64_t seed, cJSON **result, kf_err *err)
+/* The caller's judge, in this process. */
+static int judge_inline(struct run *r, struct cand *c, kf_err *err)
 {
-	const struct run *r = ctx;
-	const struct kf_agent_config *cfg = &r->cfg;
-	struct kf_judge_opts o;
-	kf_judge_opts_default(&o);
-	o.backend = cfg->backend;
-	o.device = cfg->device;
-	o.seed = seed;
-	o.n_seeds = cfg->judge_seeds;
-	o.call_timeout_s = cfg->call_timeout_s;
-	o.timing_budget_s = cfg->timing_budget_s;
-	o.deadline_s = cfg->deadline_s;
-	o.session = r->session;
-	o.store = r->s; /* the machine's ceilings and the reference's history, as for kforge submit */
-	return kf_judge_evaluate(t, peaks, source, len, &o, result, err);
+	const struct kf_task *t = r->tasks[c->task].t;
+	char *source = NULL;
+	size_t len = 0;
+	cJSON *result = NULL;
+	int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
+	if (rc != KF_OK)
+		return rc;
+	char started[KF_STORE_TIMESTAMP_LEN], finished[KF_STORE_TIMESTAMP_LEN];
+	kf_store_utc_now(started);
+	kf_err jerr = { 0 };
+	int jrc = r->judge.evaluate(r->judge.ctx, t, &r->peaks, source, len, judge_seed(r, c), &result, &jerr);
+	kf_store_utc_now(finished);
+	free(source);
+	/* A signal that arrived while the judge ran may have reached the runner too: such a verdict
+	 * would blame the candidate for kforge's interruption. It is judged again on resume. */
+	if (*r->stop) {
+		cJSON_Delete(result);
+		return KF_OK;
+	}
+	if (jrc != KF_OK) {
+		cJSON_Delete(result);
+		result = NULL;
+	} else {
+		cJSON_AddStringToObject(result, "started_at", started);
+		cJSON_AddStringToObject(result, "finished_at", finished);
+	}
+	return store_verdict(r, c, result, jerr.msg, err);
+}
+
+/* Hands unjudged candidates to idle workers, oldest first. */
+static int dispatch(struct run *r, kf_err *err)
+{
+	struct cand *c;
+	while ((c = next_to_judge(r))) {
+		const struct kf_task *t = r->tasks[c->task].t;
+		int w = kf_worker_pool_idle(r->pool, t->name);
+		if (w < 0)
+			break;
+		char *source = NULL;
+		size_t len = 0;
+		int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
+		if (rc != KF_OK)
+			return rc;
+		struct kf_worker_job job = { .id = c->id, .task = t->name, .source = source, .len = len,
+					     .seed = judge_seed(r, c), .n_seeds = r->cfg.judge_seeds,
+					     .call_timeout_s = r->cfg.call_timeout_s,
+					     .timing_budget_s = r->cfg.timing_budget_s,
+					     .deadline_s = r->cfg.deadline_s };
+		rc = kf_worker_pool_send(r->pool, w, &job, err);
+		free(source);
+		if (rc != KF_OK)
+			return rc;
+		c->judging = true;
+	}
+	return KF_OK;
+}
+
+static void on_worker_reply(void *ctx, struct kf_worker_reply *wr)
+{
+	struct run *r = ctx;
+	struct cand *c = find_cand(r, wr->id);
+	kf_err err;
+	if (!c) {
+		cJSON_Delete(wr->result);
+		return;
+	}
+	c->judging = false;
+	/* Interrupted: the verdict may blame the candidate for kforge's own stop; judged again on resume. */
+	if (*r->stop) {
+		cJSON_Delete(wr->result);
+		return;
+	}
+	char why[KF_ERR_MSG_MAX];
+	if (wr->died) {
+		/* Requeued for another worker; a candidate that keeps killing its judge is kforge's failure. */
+		if (++c->deaths < WORKER_DEATHS_MAX)
+			return;
+		snprintf(why, sizeof why, "the judge worker died judging this candidate (%d workers)", c->deaths);
+	} else {
+		snprintf(why, sizeof why, "%s", wr->error ? wr->error : "");
+	}
+	if (wr->result) /* which worker judged it: the throughput benchmark's share of time per worker */
+		cJSON_AddNumberToObject(wr->result, "judge_worker", wr->worker);
+	if (store_verdict(r, c, wr->result, why, &err) != KF_OK)
+		raise_error(r, &err);
+}
+
+/* Waits (at most timeout_ms) for a reply, a retry falling due or a verdict, and takes what came. */
+static int wait_step(struct run *r, int timeout_ms, kf_err *err)
+{
+	struct kf_http_fd fds[KF_WORKER_MAX];
+	int workers[KF_WORKER_MAX];
+	int n = r->pool ? kf_worker_pool_fds(r->pool, fds, workers, KF_WORKER_MAX) : 0;
+	if (kf_http_step_fds(r->http, fds, n, timeout_ms, err) != KF_OK)
+		return err->code;
+	for (int i = 0; i < n; i++)
+		if (fds[i].ready && kf_worker_pool_read(r->pool, workers[i], on_worker_reply, r, err) != KF_OK)
+			return err->code;
+	if (r->pool && next_to_judge(r) && !kf_worker_pool_alive(r->pool))
+		return kf_errf(err, KF_EINTERNAL, "every judge worker has died (%d started)", kf_worker_pool_size(r->pool));
+	return KF_OK;
 }
 
 /* ---- ranking ---- */
+
+/* The ranking's weak verifiers run in this process, about a second per candidate on the CPU. Before
+ * each one the loop takes what has arrived (replies, verdicts), times out stalls and refills the
+ * request slots, so a ranking never holds the HTTP side up for longer than one verification. */
+static int verify_between_polls(void *ctx, const struct kf_task *t, const char *source, size_t len,
+				const cJSON *judge_result, const struct kf_verify_opts *o, struct kf_verify_result *out,
+				kf_err *err)
+{
+	struct run *r = ctx;
+	if ((!r->stop_soft && launch(r, err) != KF_OK) || wait_step(r, 0, err) != KF_OK)
+		return err->code;
+	return r->judge.verify ? r->judge.verify(r->judge.ctx, t, source, len, judge_result, o, out, err)
+			       : kf_verify_candidate(t, source, len, judge_result, o, out, err);
+}
 
 static void emit_ranked(const struct run *r, const char *what, const char *detail)
 {
@@ -486,8 +590,8 @@ static int rank_run(struct run *r, kf_err *err)
 	ro.verify.device = r->cfg.device;
 	ro.verify.call_timeout_s = r->cfg.call_timeout_s;
 	ro.verify.sanitizers = r->cfg.verify == KF_AGENT_VERIFY_FULL;
-	ro.verify_fn = r->judge.verify;
-	ro.verify_ctx = r->judge.ctx;
+	ro.verify_fn = verify_between_polls;
+	ro.verify_ctx = r;
 	if (r->cfg.llm_judge_model) {
 		ro.llm_judge = kf_llm_judge_votes;
 		ro.llm_judge_ctx = &r->llm;
@@ -627,12 +731,28 @@ out:
 	return rc;
 }
 
+/* A replay's task is done once every candidate its replies became is judged; it plans nothing. */
+static bool replay_task_complete(const struct run *r, int task)
+{
+	for (int i = 0; i < r->n_cands; i++)
+		if (r->cands[i].task == task && !r->cands[i].evaluated)
+			return false;
+	return true;
+}
+
 static int advance_tasks(struct run *r, kf_err *err)
 {
 	for (int i = 0; i < r->n_tasks; i++) {
 		struct task_state *ts = &r->tasks[i];
 		if (ts->done || (ts->round > 0 && !round_complete(r, i, ts->round)))
 			continue;
+		if (r->cfg.replay) {
+			if (replay_task_complete(r, i)) {
+				ts->done = true;
+				emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
+			}
+			continue;
+		}
 		if (ts->round >= r->cfg.rounds) {
 			ts->done = true;
 			emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
@@ -697,16 +817,18 @@ static int loop(struct run *r, kf_err *err)
 			break;
 		if (!r->stop_soft && (advance_tasks(r, err) != KF_OK || launch(r, err) != KF_OK))
 			return err->code;
-		if (next_to_judge(r)) {
+		if (r->inline_judge && next_to_judge(r)) {
 			if (kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
 				return err->code;
 			/* Looked up again: replies delivered by the flush may have grown (moved) the list. */
-			if (judge_one(r, next_to_judge(r), err) != KF_OK || kf_http_step(r->http, 0, err) != KF_OK)
+			if (judge_inline(r, next_to_judge(r), err) != KF_OK || kf_http_step(r->http, 0, err) != KF_OK)
 				return err->code;
 			continue;
 		}
-		if (kf_http_pending(r->http) > 0) {
-			if (kf_http_step(r->http, TICK_MS, err) != KF_OK)
+		if (r->pool && dispatch(r, err) != KF_OK)
+			return err->code;
+		if (kf_http_pending(r->http) > 0 || judging_any(r)) {
+			if (wait_step(r, TICK_MS, err) != KF_OK)
 				return err->code;
 			emit_simple(r, KF_AGENT_EV_TICK, -1, NULL);
 			continue;
@@ -717,6 +839,69 @@ static int loop(struct run *r, kf_err *err)
 			       (long long)r->id);
 	}
 	return r->rc; /* raise_error already put its message in *err */
+}
+
+/* ---- replay ---- */
+
+/* A recorded reply, stored as the answer of request q: extracted and turned into a candidate as if
+ * it had just arrived (tokens unknown: nothing was spent on it). */
+static int replay_reply(struct run *r, struct req *q, const struct kf_replay_reply *rp, kf_err *err)
+{
+	struct kf_extract x = { 0 };
+	kf_extract_code(rp->reply, r->cfg.backend, &x);
+	struct kf_record_reply rec = { .status = KF_REQ_DONE, .outcome = kf_extract_outcome_name(x.outcome),
+				       .reply = rp->reply, .finish_reason = rp->finish_reason, .tokens_in = -1,
+				       .tokens_out = -1, .tokens_reasoning = -1, .latency_ms = 0, .cost_usd = NAN,
+				       .error = x.outcome != KF_EXTRACT_CODE ? x.detail : NULL };
+	int rc = kf_record_finish_request(r->s, q->id, &rec, err);
+	if (rc == KF_OK) {
+		q->status = KF_REQ_DONE;
+		free(q->messages);
+		q->messages = NULL;
+	}
+	if (rc == KF_OK && x.outcome == KF_EXTRACT_CODE)
+		rc = attach_candidate(r, q, x.code, err);
+	kf_extract_free(&x);
+	return rc;
+}
+
+/* Plans the replay's requests, round by round, and answers each with its recorded reply. */
+static int replay_plan(struct run *r, const struct kf_replay *rp, kf_err *err)
+{
+	int rc = KF_OK;
+	int64_t *parents = kf_xcalloc((size_t)rp->n + 1, sizeof *parents), *ids = kf_xcalloc((size_t)rp->n + 1, sizeof *ids);
+	cJSON **msgs = kf_xcalloc((size_t)rp->n + 1, sizeof *msgs);
+	const struct kf_replay_reply **batch = kf_xcalloc((size_t)rp->n + 1, sizeof *batch);
+	cJSON *none = cJSON_CreateArray(); /* the prompt is not part of a replay */
+	for (int i = 0; i < rp->n; i++)
+		msgs[i] = none;
+	for (int t = 0; t < r->n_tasks && rc == KF_OK; t++) {
+		int max_round = 0;
+		for (int i = 0; i < rp->n; i++)
+			if (!strcmp(rp->replies[i].task, r->tasks[t].t->name) && rp->replies[i].round > max_round)
+				max_round = rp->replies[i].round;
+		for (int round = 1; round <= max_round && rc == KF_OK; round++) {
+			int n = 0;
+			for (int i = 0; i < rp->n; i++)
+				if (!strcmp(rp->replies[i].task, r->tasks[t].t->name) && rp->replies[i].round == round)
+					batch[n++] = &rp->replies[i];
+			if (!n)
+				continue;
+			rc = kf_record_plan_round(r->s, r->id, r->tasks[t].t->name, round, n, parents, msgs,
+						  r->cfg.params.model, r->params, ids, err);
+			for (int k = 0; k < n && rc == KF_OK; k++) {
+				struct req *q = add_req(r, ids[k], t, round, k);
+				rc = replay_reply(r, q, batch[k], err);
+			}
+			r->tasks[t].round = round;
+		}
+	}
+	cJSON_Delete(none);
+	free(batch);
+	free(msgs);
+	free(ids);
+	free(parents);
+	return rc;
 }
 
 /* ---- setup ---- */
@@ -810,12 +995,13 @@ static int open_run(struct run *r, kf_err *err)
 					     .config = a->config };
 		snprintf(run.provider, sizeof run.provider, "%s", r->prov->name);
 		snprintf(run.backend, sizeof run.backend, "%s", kf_backend_name(r->cfg.backend));
-		rc = kf_record_create_run(r->s, &run, a->tasks, a->n_tasks, &r->id, err);
+		rc = a->replay ? kf_record_create_run(r->s, &run, a->replay->tasks, a->replay->n_tasks, &r->id, err)
+			       : kf_record_create_run(r->s, &run, a->tasks, a->n_tasks, &r->id, err);
 	}
 	if (rc != KF_OK)
 		return rc;
-	struct kf_task **ts = a->resume_id ? r->owned : a->tasks;
-	r->n_tasks = a->resume_id ? r->n_owned : a->n_tasks;
+	struct kf_task **ts = a->resume_id ? r->owned : a->replay ? a->replay->tasks : a->tasks;
+	r->n_tasks = a->resume_id ? r->n_owned : a->replay ? a->replay->n_tasks : a->n_tasks;
 	r->tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *r->tasks);
 	for (int i = 0; i < r->n_tasks; i++)
 		r->tasks[i].t = ts[i];
@@ -837,6 +1023,67 @@ static cJSON *params_json(const struct kf_llm_params *p)
 	return o;
 }
 
+static int read_peaks(struct run *r, kf_err *err)
+{
+	if (!r->a->peaks)
+		return kf_sol_peaks(r->s, r->cfg.backend, r->cfg.devices[0], &r->peaks, err);
+	r->peaks = *r->a->peaks;
+	r->peaks.json = r->a->peaks->json ? cJSON_Duplicate(r->a->peaks->json, true) : NULL;
+	return KF_OK;
+}
+
+/* --dispatch slurm: each worker is a job step running this kforge as `kforge run --serve-worker`,
+ * its stdin and stdout relayed by srun. The database is reached by path (a shared filesystem). */
+static void slurm_command(const struct run *r, const char *exe, const char *db, char gpus[16],
+			  const char *argv[SLURM_ARGV_MAX])
+{
+	int n = 0;
+	const char *head[] = { "srun", "--quiet", "--unbuffered", "--nodes", "1", "--ntasks", "1", "--job-name",
+			       "kforge-judge" };
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		argv[n++] = head[i];
+	if (r->cfg.partition) {
+		argv[n++] = "--partition";
+		argv[n++] = r->cfg.partition;
+	}
+	if (r->cfg.gpus_per_worker > 0) {
+		snprintf(gpus, 16, "%d", r->cfg.gpus_per_worker);
+		argv[n++] = "--gpus-per-task";
+		argv[n++] = gpus;
+	}
+	const char *tail[] = { exe, "run", "--serve-worker", "--backend", kf_backend_name(r->cfg.backend), "--device", "0",
+			       "--db", db };
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		argv[n++] = tail[i];
+	argv[n] = NULL;
+}
+
+static int start_workers(struct run *r, kf_err *err)
+{
+	struct kf_task **tasks = kf_xcalloc((size_t)r->n_tasks + 1, sizeof *tasks);
+	for (int i = 0; i < r->n_tasks; i++)
+		tasks[i] = r->tasks[i].t;
+	struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
+				      .tasks = tasks, .n_tasks = r->n_tasks,
+				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks };
+	char exe[PATH_MAX], gpus[16];
+	const char *argv[SLURM_ARGV_MAX];
+	int rc = KF_OK;
+	if (r->cfg.slurm) {
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (len < 0)
+			rc = kf_errno(err, KF_EINTERNAL, "--dispatch slurm: finding the kforge program");
+		else
+			exe[len] = '\0';
+		slurm_command(r, exe, ws.db_path, gpus, argv);
+		ws.command = argv;
+	}
+	if (rc == KF_OK)
+		rc = kf_worker_pool_start(&ws, &r->pool, err);
+	free(tasks);
+	return rc;
+}
+
 static int setup(struct run *r, kf_err *err)
 {
 	int rc = kf_agent_config_read(r->a->config, &r->cfg, err);
@@ -846,9 +1093,7 @@ static int setup(struct run *r, kf_err *err)
 	r->prov = kf_provider_get(r->cfg.provider);
 	if (r->a->judge) {
 		r->judge = *r->a->judge;
-	} else {
-		r->session = kf_judge_session_new();
-		r->judge = (struct kf_agent_judge){ .evaluate = local_evaluate, .ctx = r };
+		r->inline_judge = true;
 	}
 	kf_provider_url(r->prov, r->cfg.base_url, &r->url);
 	kf_llm_judge_init(&r->llm, r->cfg.provider, r->cfg.base_url, r->cfg.llm_judge_model, r->cfg.api_key);
@@ -858,24 +1103,32 @@ static int setup(struct run *r, kf_err *err)
 	r->params = params_json(&r->cfg.params);
 	snprintf(r->submitter, sizeof r->submitter, "%s (%d samples x %d rounds, keep %d)", r->cfg.params.model,
 		 r->cfg.samples, r->cfg.rounds, r->cfg.keep);
+	/* A reply is committed the moment it arrives, several rows each: with WAL, NORMAL keeps every
+	 * commit across a crash or kill -9 of kforge (only a power loss can take the last ones) without
+	 * an fsync per commit, which held 64 replies arriving together up by a quarter of a second. */
+	if (sqlite3_exec(kf_store_db(r->s), "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+		return kf_store_fail(kf_store_db(r->s), err, "setting the database's sync mode");
 	if ((rc = open_run(r, err)) != KF_OK)
 		return rc;
-	if (r->a->peaks) {
-		r->peaks = *r->a->peaks;
-		r->peaks.json = r->a->peaks->json ? cJSON_Duplicate(r->a->peaks->json, true) : NULL;
-	} else if ((rc = kf_sol_peaks(r->s, r->cfg.backend, r->cfg.device, &r->peaks, err)) != KF_OK) {
+	/* The workers are forked before this process reads the machine's peaks: measuring them may
+	 * start OpenMP threads or a CUDA context, neither of which survives into a forked copy. Each
+	 * worker reads its own device's peaks from the store when its first candidate comes. */
+	if (!r->inline_judge && (rc = start_workers(r, err)) != KF_OK)
 		return rc;
-	}
+	if ((rc = read_peaks(r, err)) != KF_OK)
+		return rc;
 	const struct kf_http_callbacks cb = { on_attempt, on_done, on_body };
 	if ((rc = kf_http_new(&r->cfg.http, &cb, &r->http, err)) != KF_OK)
 		return rc;
-	return load_state(r, err);
+	if ((rc = load_state(r, err)) != KF_OK)
+		return rc;
+	return r->a->replay && !r->a->resume_id ? replay_plan(r, r->a->replay, err) : KF_OK;
 }
 
 static void teardown(struct run *r)
 {
+	kf_worker_pool_stop(r->pool);
 	kf_http_free(r->http);
-	kf_judge_session_free(r->session);
 	for (int i = 0; i < r->n_reqs; i++) {
 		free(r->reqs[i]->messages);
 		free(r->reqs[i]);

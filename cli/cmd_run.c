@@ -21,6 +21,8 @@
 static const char *const help_head =
 	"usage: kforge run (--suite DIR | --task NAME [--task NAME...]) --model M [options]\n"
 	"       kforge run --resume RUN_ID [options]\n"
+	"       kforge run --replay RUN_ID|FILE.jsonl [judge options]\n"
+	"       kforge run --export-replies RUN_ID > FILE.jsonl\n"
 	"\n"
 	"Asks a model for kernels for every task: --samples requests per task, judged as they arrive;\n"
 	"then --rounds - 1 rounds that each refine the --keep best candidates with the judge's feedback\n"
@@ -44,6 +46,12 @@ static const char *const help_head =
 	"  --task NAME            a task by name (repeatable; see kforge tasks)\n"
 	"  --resume RUN_ID        continue a run with its stored settings; the options below marked\n"
 	"                         (fixed) cannot change, the others override the stored ones\n"
+	"  --replay RUN_ID|FILE   a new run that judges the replies of run RUN_ID (or of an export)\n"
+	"                         again, asking no model: other hardware, a changed judge, or no model\n"
+	"                         at all (examples/replay/); judge options (--workers, --gpus, --seeds,\n"
+	"                         --timing-budget, ...) may be given, the rest is the recorded run's\n"
+	"  --export-replies RUN_ID  print run RUN_ID's replies as JSONL (what --replay FILE reads)\n"
+	"  --serve-worker         be a judge worker on stdin/stdout (what --dispatch slurm starts)\n"
 	"  --out DIR              write each task's selected correct kernel to DIR/<task>.c (.cu)\n"
 	"  --db PATH              database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --json                 print the summary as one JSON object\n";
@@ -56,7 +64,8 @@ static const char *const help_tail =
 	"  kforge run --suite tasks/level1 --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-Coder-32B-Instruct\n"
 	"  OPENAI_API_KEY=... kforge run --task softmax_rows --model gpt-4.1 --samples 8 --rounds 3 --budget-usd 2\n"
 	"  ANTHROPIC_API_KEY=... kforge run --suite tasks --model claude-sonnet-4-20250514 --out best/\n"
-	"  kforge run --resume 3 --max-minutes 30\n";
+	"  kforge run --resume 3 --max-minutes 30\n"
+	"  kforge run --replay examples/replay/level1-cpu.jsonl\n";
 
 static volatile sig_atomic_t stop_requested;
 
@@ -242,19 +251,19 @@ static int resolve_endpoint(cJSON *cfg, kf_err *err)
 								    : "OPENAI_API_KEY or ANTHROPIC_API_KEY");
 }
 
-static int parse_run_id(const char *s, int64_t *out, kf_err *err)
+static int parse_run_id(const char *flag, const char *s, int64_t *out, kf_err *err)
 {
 	char *end;
 	long long v = strtoll(s, &end, 10);
 	if (!*s || *end || v <= 0)
-		return kf_errf(err, KF_EINPUT, "--resume needs a run id (a positive number), not '%s'", s);
+		return kf_errf(err, KF_EINPUT, "--%s needs a run id (a positive number), not '%s'", flag, s);
 	*out = v;
 	return KF_OK;
 }
 
 struct run_cli {
-	const char *suite, *resume, *out_dir, *db;
-	bool json;
+	const char *suite, *resume, *out_dir, *db, *replay, *export_replies;
+	bool json, serve_worker;
 	const char *tasks[MAX_TASK_FLAGS];
 	int n_tasks;
 	const char *values[MAX_OPTIONS]; /* by index in kf_agent_options() */
@@ -281,19 +290,97 @@ static int parse_args(int argc, char **argv, struct run_cli *c, bool *help, kf_e
 		opts[n] = (struct kf_opt){ o->flag, true, &c->values[n], NULL };
 	opts[n++] = (struct kf_opt){ "suite", true, &c->suite, NULL };
 	opts[n++] = (struct kf_opt){ "resume", true, &c->resume, NULL };
+	opts[n++] = (struct kf_opt){ "replay", true, &c->replay, NULL };
+	opts[n++] = (struct kf_opt){ "export-replies", true, &c->export_replies, NULL };
 	opts[n++] = (struct kf_opt){ "out", true, &c->out_dir, NULL };
 	opts[n++] = (struct kf_opt){ "db", true, &c->db, NULL };
 	opts[n++] = (struct kf_opt){ "json", false, NULL, &c->json };
+	opts[n++] = (struct kf_opt){ "serve-worker", false, NULL, &c->serve_worker };
 	opts[n] = (struct kf_opt){ NULL, false, NULL, NULL };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos;
 	if ((rc = kf_cli_parse(argc, argv, opts, pos, 0, &n_pos, help, err)) != KF_OK || *help)
 		return rc;
-	if (c->resume && (c->suite || c->n_tasks))
-		return kf_errf(err, KF_EINPUT, "--resume continues a run with its own tasks: drop --suite and --task");
-	if (!c->resume && !c->suite == !c->n_tasks)
+	if (c->serve_worker)
+		return KF_OK;
+	if ((c->resume != NULL) + (c->replay != NULL) + (c->export_replies != NULL) > 1)
+		return kf_errf(err, KF_EINPUT, "--resume, --replay and --export-replies go one at a time");
+	if ((c->resume || c->replay || c->export_replies) && (c->suite || c->n_tasks))
+		return kf_errf(err, KF_EINPUT, "--%s works on a run's own tasks: drop --suite and --task",
+			       c->resume ? "resume" : c->replay ? "replay" : "export-replies");
+	if (!c->resume && !c->replay && !c->export_replies && !c->suite == !c->n_tasks)
 		return kf_errf(err, KF_EINPUT, "kforge run needs --suite DIR or --task NAME (one of the two)");
 	return KF_OK;
+}
+
+/* The value given for a run option, or NULL. */
+static const char *option_value(const struct run_cli *c, const char *flag)
+{
+	int i = 0;
+	for (const struct kf_agent_option *o = kf_agent_options(); o->flag; o++, i++)
+		if (!strcmp(o->flag, flag))
+			return c->values[i];
+	return NULL;
+}
+
+/* --serve-worker: a judge worker on stdin and stdout (agent/worker.h), as --dispatch slurm starts
+ * them on cluster nodes; --backend, --device and --db say where it judges and what it reads. */
+static int serve_worker(const struct run_cli *c)
+{
+	kf_err err = { 0 };
+	const char *backend = option_value(c, "backend"), *device = option_value(c, "device");
+	enum kf_backend b = KF_BACKEND_CPU;
+	if (backend && kf_backend_parse(backend, &b) != 0) {
+		kf_errf(&err, KF_EINPUT, "--backend must be cpu or cuda");
+		return kf_cli_fail(&err);
+	}
+	/* The protocol owns stdout: nothing else may be written there. */
+	int rc = kf_worker_serve(STDIN_FILENO, STDOUT_FILENO, b, device ? atoi(device) : 0, NULL, 0,
+				 kf_cli_db_path(c->db), NULL, &err);
+	return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
+}
+
+/* --export-replies RUN_ID: the run's replies as JSONL on stdout. */
+static int export_replies(const struct run_cli *c)
+{
+	kf_err err = { 0 };
+	struct kf_store *store = NULL;
+	int64_t id = 0;
+	int rc = parse_run_id("export-replies", c->export_replies, &id, &err);
+	if (rc == KF_OK && (rc = kf_store_open(kf_cli_db_path(c->db), &store, &err)) == KF_OK)
+		rc = kf_replay_export(store, id, stdout, &err);
+	kf_store_close(store);
+	return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
+}
+
+/* --replay RUN_ID|FILE: the recorded run's configuration, marked as a replay, with the judge
+ * options given on the command line. A run id is read from --db; anything else is a file. */
+static int replay_config(const struct run_cli *c, struct kf_replay *rp, cJSON **cfg, kf_err *err)
+{
+	int64_t id = 0;
+	int rc;
+	bool is_id = strspn(c->replay, "0123456789") == strlen(c->replay);
+	if (is_id) {
+		struct kf_store *store = NULL;
+		if ((rc = parse_run_id("replay", c->replay, &id, err)) == KF_OK &&
+		    (rc = kf_store_open(kf_cli_db_path(c->db), &store, err)) == KF_OK)
+			rc = kf_replay_from_run(store, id, rp, err);
+		kf_store_close(store);
+	} else {
+		rc = kf_replay_from_file(c->replay, rp, err);
+	}
+	if (rc != KF_OK)
+		return rc;
+	*cfg = cJSON_Duplicate(rp->config, true);
+	/* The recorded run's own judge and worker settings give way to this machine's. */
+	static const char *const local[] = { "gpus", "workers", "dispatch", "partition", "gpus_per_worker" };
+	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(*cfg, local[i]);
+	cJSON_DeleteItemFromObjectCaseSensitive(*cfg, "replay");
+	cJSON_DeleteItemFromObjectCaseSensitive(*cfg, "replay_of");
+	cJSON_AddTrueToObject(*cfg, "replay");
+	cJSON_AddStringToObject(*cfg, "replay_of", c->replay);
+	return apply_options(c, *cfg, err);
 }
 
 static int finish(const struct run_cli *c, struct kf_store *store, const struct kf_agent_summary *sum, kf_err *err)
@@ -333,10 +420,18 @@ int kf_cmd_run(int argc, char **argv)
 		print_help();
 		return KF_EXIT_OK;
 	}
-	if (c.resume && (rc = parse_run_id(c.resume, &resume_id, &err)) != KF_OK)
+	if (c.resume && (rc = parse_run_id("resume", c.resume, &resume_id, &err)) != KF_OK)
 		return kf_cli_fail(&err);
+	if (c.export_replies)
+		return export_replies(&c);
+	if (c.serve_worker)
+		return serve_worker(&c);
 	struct kf_agent_config check;
-	if (!resume_id) {
+	struct kf_replay replay = { 0 };
+	if (c.replay) {
+		if ((rc = replay_config(&c, &replay, &cfg, &err)) != KF_OK)
+			goto fail;
+	} else if (!resume_id) {
 		cfg = kf_agent_config_default();
 		if ((rc = apply_options(&c, cfg, &err)) != KF_OK || (rc = resolve_endpoint(cfg, &err)) != KF_OK ||
 		    (rc = kf_agent_config_read(cfg, &check, &err)) != KF_OK)
@@ -349,7 +444,9 @@ int kf_cmd_run(int argc, char **argv)
 		goto fail;
 	if (resume_id && (rc = kf_agent_config_read(cfg, &check, &err)) != KF_OK)
 		goto fail;
-	if (!resume_id && (rc = load_tasks(c.suite, c.tasks, c.n_tasks, check.backend, &tasks, &n_tasks, &err)) != KF_OK)
+	if (c.replay && (rc = kf_agent_config_read(cfg, &check, &err)) != KF_OK)
+		goto fail;
+	if (!resume_id && !c.replay && (rc = load_tasks(c.suite, c.tasks, c.n_tasks, check.backend, &tasks, &n_tasks, &err)) != KF_OK)
 		goto fail;
 	struct kf_run_report report;
 	kf_run_report_init(&report, stderr, isatty(STDERR_FILENO));
@@ -357,7 +454,8 @@ int kf_cmd_run(int argc, char **argv)
 	struct kf_agent_run_args args = { .store = store, .resume_id = resume_id, .config = cfg, .tasks = tasks,
 					  .n_tasks = n_tasks,
 					  .api_key = kf_provider_api_key(kf_provider_get(check.provider)),
-					  .observer = &observer, .stop = &stop_requested };
+					  .observer = &observer, .stop = &stop_requested,
+					  .replay = c.replay ? &replay : NULL };
 	install_signals();
 	rc = kf_agent_run(&args, &sum, &err);
 	kf_run_report_finish(&report);
@@ -369,6 +467,7 @@ fail:
 	rc = kf_cli_fail(&err);
 out:
 	kf_agent_summary_free(&sum);
+	kf_replay_free(&replay);
 	kf_task_list_free(tasks, n_tasks);
 	cJSON_Delete(cfg);
 	kf_store_close(store);

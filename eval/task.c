@@ -360,6 +360,8 @@ struct loader {
 	const char *path;
 	kf_err *err;
 	struct kf_task *t;
+	kf_buf diag;  /* every "file:field: reason" line found so far, newline-separated */
+	int n_errors;
 };
 
 /* A shape the validator checks everything at, with the field that names it. */
@@ -379,6 +381,10 @@ static int fail(struct loader *L, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
+	/* Every error is kept: the loader goes on to the next independent field so that one run
+	 * reports all of a spec's problems (kf_task_parse joins them). */
+	kf_buf_addf(&L->diag, "%s%s:%s: %s", L->n_errors ? "\n" : "", L->path, field, reason);
+	L->n_errors++;
 	return kf_errf(L->err, KF_EINPUT, "%s:%s: %s", L->path, field, reason);
 }
 
@@ -444,6 +450,7 @@ static size_t edit_distance(const char *a, const char *b)
 static int check_keys(struct loader *L, const cJSON *obj, const char *where,
 		      const char *const *allowed)
 {
+	int rc = KF_OK;
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		char f[KF_FIELD_MAX];
 		field_join(f, where, c->string);
@@ -457,14 +464,16 @@ static int check_keys(struct loader *L, const cJSON *obj, const char *where,
 				near = *a, near_d = d;
 		}
 		if (!known && near)
-			return fail(L, f, "unknown field (did you mean \"%s\"?)", near);
-		if (!known)
-			return fail(L, f, "unknown field");
-		for (const cJSON *d = obj->child; d != c; d = d->next)
-			if (!strcmp(d->string, c->string))
-				return fail(L, f, "duplicate field");
+			rc = fail(L, f, "unknown field (did you mean \"%s\"?)", near);
+		else if (!known)
+			rc = fail(L, f, "unknown field");
+		for (const cJSON *d = obj->child; d != c && known; d = d->next)
+			if (!strcmp(d->string, c->string)) {
+				rc = fail(L, f, "duplicate field");
+				break;
+			}
 	}
-	return KF_OK;
+	return rc;
 }
 
 static const cJSON *get(const cJSON *obj, const char *key)
@@ -635,29 +644,30 @@ static int load_header(struct loader *L, const cJSON *root)
 	const cJSON *j;
 	const char *s;
 	char stem[KF_NAME_MAX + 8];
-	int folder_level;
+	int folder_level, rc = KF_OK;
 	int64_t level;
 
+	/* name, level and description are independent: each is reported on its own */
 	path_parts(L->path, stem, &folder_level);
 	if (member(L, root, "", "name", true, &j) != KF_OK || want_lower_name(L, j, "name", &s) != KF_OK)
-		return L->err->code;
-	if (strcmp(s, stem))
-		return fail(L, "name", "\"%s\" differs from the file name (%s%s)", s, stem, KF_TASK_EXT);
-	snprintf(t->name, sizeof t->name, "%s", s);
+		rc = KF_EINPUT;
+	else if (strcmp(s, stem))
+		rc = fail(L, "name", "\"%s\" differs from the file name (%s%s)", s, stem, KF_TASK_EXT);
+	else
+		snprintf(t->name, sizeof t->name, "%s", s);
 
-	if (member(L, root, "", "level", true, &j) != KF_OK ||
-	    want_int(L, j, "level", 1, 3, &level) != KF_OK)
-		return L->err->code;
-	if (folder_level && folder_level != level)
-		return fail(L, "level", "%lld, but the file is in level%d/", (long long)level,
-			    folder_level);
-	t->level = (int)level;
+	if (member(L, root, "", "level", true, &j) != KF_OK || want_int(L, j, "level", 1, 3, &level) != KF_OK)
+		rc = KF_EINPUT;
+	else if (folder_level && folder_level != level)
+		rc = fail(L, "level", "%lld, but the file is in level%d/", (long long)level, folder_level);
+	else
+		t->level = (int)level;
 
 	if (load_string_field(L, root, "description", true, &t->description) != KF_OK)
-		return L->err->code;
-	if (strstr(t->description, "*/") || strstr(t->description, "/*"))
-		return fail(L, "description", "must not contain \"/*\" or \"*/\" (it goes into a C comment)");
-	return KF_OK;
+		rc = KF_EINPUT;
+	else if (strstr(t->description, "*/") || strstr(t->description, "/*"))
+		rc = fail(L, "description", "must not contain \"/*\" or \"*/\" (it goes into a C comment)");
+	return rc;
 }
 
 static int load_symbols(struct loader *L, const cJSON *root)
@@ -671,14 +681,127 @@ static int load_symbols(struct loader *L, const cJSON *root)
 		return fail(L, "symbols", "must be an array of 1 to %d symbol names", KF_MAX_SYMBOLS);
 	int i = 0;
 	for (const cJSON *j = arr->child; j; j = j->next, i++) {
-		char f[KF_FIELD_MAX];
+		static const char *const keys[] = { "name", "min", NULL };
+		char f[KF_FIELD_MAX], fn[KF_FIELD_MAX];
 		const char *s;
+		const cJSON *jn = j, *jm = NULL;
+		int64_t min = 1;
 		field_index(f, "symbols", i);
-		if (want_identifier(L, j, f, &s) != KF_OK)
+		snprintf(fn, sizeof fn, "%s", f);
+		/* "M", or {"name": "M", "min": 0} for a symbol that may be 0 */
+		if (cJSON_IsObject(j)) {
+			field_join(fn, f, "name");
+			if (check_keys(L, j, f, keys) != KF_OK || member(L, j, f, "name", true, &jn) != KF_OK ||
+			    member(L, j, f, "min", false, &jm) != KF_OK)
+				return L->err->code;
+			char fm[KF_FIELD_MAX];
+			field_join(fm, f, "min");
+			if (jm && want_int(L, jm, fm, 0, 1, &min) != KF_OK)
+				return L->err->code;
+		}
+		if (want_identifier(L, jn, fn, &s) != KF_OK)
 			return L->err->code;
 		if (kf_task_symbol(t, s) >= 0)
-			return fail(L, f, "duplicate symbol \"%s\"", s);
+			return fail(L, fn, "duplicate symbol \"%s\"", s);
+		t->symbol_min[t->n_symbols] = min;
 		snprintf(t->symbols[t->n_symbols++], KF_NAME_MAX, "%s", s);
+	}
+	return KF_OK;
+}
+
+/* ---- constraints between symbols ---- */
+
+static const char *const cmp_ops[] = { "==", "!=", "<=", ">=", "<", ">" };
+
+/* Splits "lhs OP rhs" at its one comparison outside parentheses; -1 when there is not exactly one. */
+static int constraint_split(const char *text, char lhs[KF_CONSTRAINT_MAX], char rhs[KF_CONSTRAINT_MAX], int *op)
+{
+	int depth = 0, found = -1, at = 0, len = 0;
+	for (int i = 0; text[i]; i++) {
+		depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+		if (depth || !strchr("=!<>", text[i]))
+			continue;
+		int k = 0;
+		while (k < 6 && strncmp(text + i, cmp_ops[k], strlen(cmp_ops[k])))
+			k++;
+		if (k == 6 || found >= 0)
+			return -1;
+		found = k, at = i, len = (int)strlen(cmp_ops[k]);
+		i += len - 1;
+	}
+	if (found < 0 || at >= KF_CONSTRAINT_MAX)
+		return -1;
+	snprintf(lhs, KF_CONSTRAINT_MAX, "%.*s", at, text);
+	snprintf(rhs, KF_CONSTRAINT_MAX, "%s", text + at + len);
+	*op = found;
+	return 0;
+}
+
+static bool constraint_holds(int op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case 0: return a == b;
+	case 1: return a != b;
+	case 2: return a <= b;
+	case 3: return a >= b;
+	case 4: return a < b;
+	default: return a > b;
+	}
+}
+
+static int load_constraints(struct loader *L, const cJSON *root)
+{
+	struct kf_task *t = L->t;
+	const cJSON *arr;
+	if (member(L, root, "", "constraints", false, &arr) != KF_OK)
+		return L->err->code;
+	if (!arr)
+		return KF_OK;
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > KF_MAX_CONSTRAINTS)
+		return fail(L, "constraints", "must be an array of at most %d constraints such as \"H %% HKV == 0\"",
+			    KF_MAX_CONSTRAINTS);
+	int rc = KF_OK;
+	for (const cJSON *j = arr->child; j; j = j->next) {
+		char f[KF_FIELD_MAX], lhs[KF_CONSTRAINT_MAX], rhs[KF_CONSTRAINT_MAX], q[KF_QUOTE_MAX];
+		const char *text;
+		int op;
+		kf_err e;
+		field_index(f, "constraints", t->n_constraints);
+		if (want_string(L, j, f, &text) != KF_OK) {
+			rc = KF_EINPUT;
+			continue;
+		}
+		if (strlen(text) >= KF_CONSTRAINT_MAX || constraint_split(text, lhs, rhs, &op) != 0) {
+			rc = fail(L, f, "\"%s\" must be one comparison (==, !=, <=, >=, <, >) of two expressions, at most %d characters",
+				  quote(text, q), KF_CONSTRAINT_MAX - 1);
+			continue;
+		}
+		if (expr_eval(t, lhs, NULL, NULL, &e) != KF_OK || expr_eval(t, rhs, NULL, NULL, &e) != KF_OK) {
+			rc = fail(L, f, "\"%s\": %s", quote(text, q), e.msg);
+			continue;
+		}
+		snprintf(t->constraints[t->n_constraints++], KF_CONSTRAINT_MAX, "%s", text);
+	}
+	return rc;
+}
+
+int kf_task_check_constraints(const struct kf_task *t, const struct kf_shape *s, int *failed, kf_err *err)
+{
+	*failed = -1;
+	for (int k = 0; k < t->n_constraints; k++) {
+		char lhs[KF_CONSTRAINT_MAX], rhs[KF_CONSTRAINT_MAX];
+		int64_t a, b;
+		int op;
+		constraint_split(t->constraints[k], lhs, rhs, &op);
+		if (expr_eval(t, lhs, s, &a, err) != KF_OK || expr_eval(t, rhs, s, &b, err) != KF_OK) {
+			*failed = k;
+			return KF_EINPUT;
+		}
+		if (!constraint_holds(op, a, b)) {
+			*failed = k;
+			return kf_errf(err, KF_EINPUT, "\"%s\" does not hold (%lld %s %lld is false)", t->constraints[k],
+				       (long long)a, cmp_ops[op], (long long)b);
+		}
 	}
 	return KF_OK;
 }
@@ -853,21 +976,22 @@ static int load_tensor_list(struct loader *L, const cJSON *root, const char *key
 		return L->err->code;
 	if (!cJSON_IsArray(arr) || !arr->child)
 		return fail(L, key, "must be a non-empty array of tensors");
-	int i = 0;
+	int i = 0, rc = KF_OK;
 	for (const cJSON *j = arr->child; j; j = j->next, i++) {
 		char f[KF_FIELD_MAX];
 		field_index(f, key, i);
 		if (t->n_inputs + t->n_outputs == KF_MAX_TENSORS)
 			return fail(L, f, "more than %d tensors in all", KF_MAX_TENSORS);
 		struct kf_tensor *x = &t->tensors[t->n_inputs + t->n_outputs];
+		/* A broken tensor keeps its place, so the next one is reported under its own index. */
 		if (load_tensor(L, j, f, is_output, x) != KF_OK)
-			return L->err->code;
+			rc = KF_EINPUT;
 		if (is_output)
 			t->n_outputs++;
 		else
 			t->n_inputs++;
 	}
-	return KF_OK;
+	return rc;
 }
 
 /* ---- shapes ---- */
@@ -875,6 +999,7 @@ static int load_tensor_list(struct loader *L, const cJSON *root, const char *key
 static int load_shape(struct loader *L, const cJSON *j, const char *where, struct kf_shape *s)
 {
 	const struct kf_task *t = L->t;
+	bool given[KF_MAX_SYMBOLS] = { false };
 	if (want_object(L, j, where) != KF_OK)
 		return L->err->code;
 	for (int i = 0; i < t->n_symbols; i++)
@@ -886,17 +1011,21 @@ static int load_shape(struct loader *L, const cJSON *j, const char *where, struc
 		int i = kf_task_symbol(t, c->string);
 		if (i < 0)
 			return fail(L, f, "not a declared symbol");
-		if (s->v[i])
+		if (given[i])
 			return fail(L, f, "duplicate field");
-		if (!cJSON_IsNumber(c) || c->valuedouble != floor(c->valuedouble) || c->valuedouble < 1)
-			return fail(L, f, "must be a positive integer");
-		if (want_int(L, c, f, 1, INT32_MAX, &v) != KF_OK)
+		given[i] = true;
+		if (!cJSON_IsNumber(c) || c->valuedouble != floor(c->valuedouble) ||
+		    c->valuedouble < (double)t->symbol_min[i])
+			return fail(L, f, t->symbol_min[i] ? "must be a positive integer"
+							   : "must be a non-negative integer");
+		if (c->valuedouble > INT32_MAX)
 			return fail(L, f, "must be at most %d (shape symbols are passed as int)",
 				    INT32_MAX);
+		v = (int64_t)c->valuedouble;
 		s->v[i] = v;
 	}
 	for (int i = 0; i < t->n_symbols; i++)
-		if (!s->v[i]) {
+		if (!given[i]) {
 			char f[KF_FIELD_MAX];
 			field_join(f, where, t->symbols[i]);
 			return fail(L, f, "missing (every shape gives every symbol a value)");
@@ -920,6 +1049,7 @@ static int load_bench(struct loader *L, const cJSON *shapes)
 			return L->err->code;
 		if (j && load_shape(L, j, f, &L->t->bench[b]) != KF_OK)
 			return L->err->code;
+		L->t->has_bench[b] = j != NULL;
 	}
 	return KF_OK;
 }
@@ -936,14 +1066,15 @@ static int load_shape_set(struct loader *L, const cJSON *shapes, enum kf_shape_s
 	if (!cJSON_IsArray(arr) || n < 1 || n > KF_MAX_SHAPES)
 		return fail(L, where, "must be an array of 1 to %d shapes", KF_MAX_SHAPES);
 	t->shapes[set] = kf_xcalloc((size_t)n, sizeof *t->shapes[set]);
+	int rc = KF_OK;
 	for (const cJSON *j = arr->child; j; j = j->next) {
 		char f[KF_FIELD_MAX];
 		field_index(f, where, t->n_shapes[set]);
 		if (load_shape(L, j, f, &t->shapes[set][t->n_shapes[set]]) != KF_OK)
-			return L->err->code;
+			rc = KF_EINPUT;
 		t->n_shapes[set]++;
 	}
-	return KF_OK;
+	return rc;
 }
 
 static int load_shapes(struct loader *L, const cJSON *root)
@@ -951,60 +1082,75 @@ static int load_shapes(struct loader *L, const cJSON *root)
 	static const char *const keys[] = { "bench", "test", "ragged", "hidden", NULL };
 	const cJSON *shapes;
 	if (member(L, root, "", "shapes", true, &shapes) != KF_OK ||
-	    want_object(L, shapes, "shapes") != KF_OK || check_keys(L, shapes, "shapes", keys) != KF_OK ||
-	    load_bench(L, shapes) != KF_OK)
+	    want_object(L, shapes, "shapes") != KF_OK || check_keys(L, shapes, "shapes", keys) != KF_OK)
 		return L->err->code;
+	int rc = load_bench(L, shapes);
 	for (int set = KF_SET_TEST; set < KF_SET_COUNT; set++)
 		if (load_shape_set(L, shapes, (enum kf_shape_set)set) != KF_OK)
-			return L->err->code;
-	return KF_OK;
+			rc = KF_EINPUT;
+	return rc;
 }
 
 /* ---- tolerance, stress, references, policy ---- */
 
+static int load_tolerance_entry(struct loader *L, const cJSON *c);
+
+/* An entry for d is present (a broken one was reported already; no second error for it). */
+static bool tol_named(const cJSON *tol, enum kf_dtype d)
+{
+	return get(tol, kf_dtype_name(d)) != NULL;
+}
+
 static int load_tolerance(struct loader *L, const cJSON *root)
 {
-	static const char *const keys[] = { "atol", "rtol", NULL };
 	struct kf_task *t = L->t;
 	const cJSON *tol;
-	char q[KF_QUOTE_MAX];
 	if (member(L, root, "", "tolerance", true, &tol) != KF_OK ||
 	    want_object(L, tol, "tolerance") != KF_OK)
 		return L->err->code;
-	for (const cJSON *c = tol->child; c; c = c->next) {
-		char f[KF_FIELD_MAX], fa[KF_FIELD_MAX], fr[KF_FIELD_MAX];
-		enum kf_dtype d;
-		const cJSON *ja, *jr;
-		field_join(f, "tolerance", c->string);
-		if (kf_dtype_parse(c->string, &d) != 0)
-			return fail(L, f, "\"%s\" is not a dtype (f32, bf16, f16, i32)", quote(c->string, q));
-		if (t->tol[d].set)
-			return fail(L, f, "duplicate field");
-		bool used = false;
-		for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++)
-			used |= t->tensors[i].dtype == d;
-		if (!used)
-			return fail(L, f, "no output has dtype %s", c->string);
-		field_join(fa, f, "atol");
-		field_join(fr, f, "rtol");
-		if (want_object(L, c, f) != KF_OK || check_keys(L, c, f, keys) != KF_OK ||
-		    member(L, c, f, "atol", true, &ja) != KF_OK ||
-		    member(L, c, f, "rtol", true, &jr) != KF_OK ||
-		    want_number(L, ja, fa, &t->tol[d].atol) != KF_OK ||
-		    want_number(L, jr, fr, &t->tol[d].rtol) != KF_OK)
-			return L->err->code;
-		if (t->tol[d].atol < 0)
-			return fail(L, fa, "must not be negative");
-		if (t->tol[d].rtol < 0)
-			return fail(L, fr, "must not be negative");
-		t->tol[d].set = true;
-	}
+	int rc = KF_OK;
+	for (const cJSON *c = tol->child; c; c = c->next)
+		if (load_tolerance_entry(L, c) != KF_OK)
+			rc = KF_EINPUT;
 	for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++) {
 		enum kf_dtype d = t->tensors[i].dtype;
-		if (!t->tol[d].set)
-			return fail(L, "tolerance", "no entry for %s (the dtype of output %s)",
-				    kf_dtype_name(d), t->tensors[i].name);
+		if (!t->tol[d].set && !tol_named(tol, d))
+			rc = fail(L, "tolerance", "no entry for %s (the dtype of output %s)",
+				  kf_dtype_name(d), t->tensors[i].name);
 	}
+	return rc;
+}
+
+static int load_tolerance_entry(struct loader *L, const cJSON *c)
+{
+	static const char *const keys[] = { "atol", "rtol", NULL };
+	struct kf_task *t = L->t;
+	char q[KF_QUOTE_MAX], f[KF_FIELD_MAX], fa[KF_FIELD_MAX], fr[KF_FIELD_MAX];
+	enum kf_dtype d;
+	const cJSON *ja, *jr;
+	field_join(f, "tolerance", c->string);
+	if (kf_dtype_parse(c->string, &d) != 0)
+		return fail(L, f, "\"%s\" is not a dtype (f32, bf16, f16, i32)", quote(c->string, q));
+	if (t->tol[d].set)
+		return fail(L, f, "duplicate field");
+	bool used = false;
+	for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++)
+		used |= t->tensors[i].dtype == d;
+	if (!used)
+		return fail(L, f, "no output has dtype %s", c->string);
+	field_join(fa, f, "atol");
+	field_join(fr, f, "rtol");
+	if (want_object(L, c, f) != KF_OK || check_keys(L, c, f, keys) != KF_OK ||
+	    member(L, c, f, "atol", true, &ja) != KF_OK ||
+	    member(L, c, f, "rtol", true, &jr) != KF_OK ||
+	    want_number(L, ja, fa, &t->tol[d].atol) != KF_OK ||
+	    want_number(L, jr, fr, &t->tol[d].rtol) != KF_OK)
+		return L->err->code;
+	if (t->tol[d].atol < 0)
+		return fail(L, fa, "must not be negative");
+	if (t->tol[d].rtol < 0)
+		return fail(L, fr, "must not be negative");
+	t->tol[d].set = true;
 	return KF_OK;
 }
 
@@ -1054,14 +1200,15 @@ static int load_stress(struct loader *L, const cJSON *root)
 		return KF_OK;
 	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > KF_MAX_STRESS)
 		return fail(L, "stress", "must be an array of at most %d stress variants", KF_MAX_STRESS);
+	int rc = KF_OK;
 	for (const cJSON *j = arr->child; j; j = j->next) {
 		char f[KF_FIELD_MAX];
 		field_index(f, "stress", L->t->n_stress);
 		if (load_stress_one(L, j, f, &L->t->stress[L->t->n_stress]) != KF_OK)
-			return L->err->code;
+			rc = KF_EINPUT;
 		L->t->n_stress++;
 	}
-	return KF_OK;
+	return rc;
 }
 
 /* Reference and oracle sources live in kforge's tree: relative paths that stay inside it. */
@@ -1083,7 +1230,8 @@ static int want_source_path(struct loader *L, const cJSON *j, const char *field,
 	return KF_OK;
 }
 
-static int load_sources(struct loader *L, const cJSON *root)
+/* shapes_ok: the bench shapes loaded, so their presence can be checked against the references. */
+static int load_sources(struct loader *L, const cJSON *root, bool shapes_ok)
 {
 	static const char *const keys[] = { "cpu", "cuda", NULL };
 	struct kf_task *t = L->t;
@@ -1097,8 +1245,8 @@ static int load_sources(struct loader *L, const cJSON *root)
 		if (member(L, ref, "reference", backend_names[b], b == KF_BACKEND_CPU, &j) != KF_OK ||
 		    (j && want_source_path(L, j, f, backend_exts[b], &t->reference[b]) != KF_OK))
 			return L->err->code;
-		bool has_bench = t->bench[b].v[0] != 0;
-		if (has_bench != (t->reference[b] != NULL)) {
+		bool has_bench = t->has_bench[b];
+		if (shapes_ok && has_bench != (t->reference[b] != NULL)) {
 			char fb[KF_FIELD_MAX];
 			field_join(fb, "shapes.bench", backend_names[b]);
 			return has_bench ? fail(L, fb, "given, but reference.%s is missing", backend_names[b])
@@ -1187,7 +1335,7 @@ static int all_shapes(const struct kf_task *t, struct named_shape **out)
 	struct named_shape *ns = kf_xcalloc((size_t)n, sizeof *ns);
 	int k = 0;
 	for (int b = 0; b < KF_BACKEND_COUNT; b++)
-		if (t->bench[b].v[0]) {
+		if (t->has_bench[b]) {
 			field_join(ns[k].field, "shapes.bench", backend_names[b]);
 			ns[k].set = KF_SET_BENCH;
 			ns[k++].s = &t->bench[b];
@@ -1237,26 +1385,42 @@ static int check_ragged_hidden(struct loader *L, const struct named_shape *ns, i
 	return KF_OK;
 }
 
-/* Every dimension evaluates and every tensor has 1 to INT32_MAX elements. */
-static int check_tensors_at(struct loader *L, const struct named_shape *ns)
+/* What has been reported already: each tensor, expression and constraint gets one error, at the
+ * first shape where it fails. */
+struct shape_checks {
+	bool tensor[KF_MAX_TENSORS];
+	bool fan_in[KF_MAX_TENSORS][KF_MAX_STRESS + 1]; /* [input][0: the spec's own, k+1: stress k] */
+	bool expr[3];                                   /* flops, bytes, sfu_ops */
+	bool constraint[KF_MAX_CONSTRAINTS];
+};
+
+/* A shape where a symbol declared with "min": 0 is 0: tensors may be empty there. */
+static bool shape_has_zero(const struct kf_task *t, const struct kf_shape *s)
+{
+	for (int i = 0; i < t->n_symbols; i++)
+		if (s->v[i] == 0)
+			return true;
+	return false;
+}
+
+/* Every dimension of tensor i evaluates and it has 1 (0 at a shape with a zero symbol) to
+ * INT32_MAX elements. */
+static int check_tensor_at(struct loader *L, const struct named_shape *ns, int i)
 {
 	const struct kf_task *t = L->t;
-	for (int i = 0; i < t->n_inputs + t->n_outputs; i++) {
-		const struct kf_tensor *x = &t->tensors[i];
-		int64_t numel = 1, v;
-		bool overflow = false;
-		kf_err e;
-		for (int d = 0; d < x->ndim; d++) {
-			if (expr_eval(t, x->dims[d], ns->s, &v, &e) != KF_OK)
-				return fail(L, ns->field, "dimension %d of %s (\"%s\"): %s", d, x->name,
-					    x->dims[d], e.msg);
-			overflow |= __builtin_mul_overflow(numel, v, &numel);
-		}
-		if (overflow || numel < 1 || numel > INT32_MAX)
-			return fail(L, ns->field, "%s would have %s%lld elements; it must have 1 to %d",
-				    x->name, overflow ? "more than " : "",
-				    overflow ? (long long)INT64_MAX : (long long)numel, INT32_MAX);
+	const struct kf_tensor *x = &t->tensors[i];
+	int64_t numel = 1, v, min = shape_has_zero(t, ns->s) ? 0 : 1;
+	bool overflow = false;
+	kf_err e;
+	for (int d = 0; d < x->ndim; d++) {
+		if (expr_eval(t, x->dims[d], ns->s, &v, &e) != KF_OK)
+			return fail(L, ns->field, "dimension %d of %s (\"%s\"): %s", d, x->name, x->dims[d], e.msg);
+		overflow |= __builtin_mul_overflow(numel, v, &numel);
 	}
+	if (overflow || numel < min || numel > INT32_MAX)
+		return fail(L, ns->field, "%s would have %s%lld elements; it must have %lld to %d", x->name,
+			    overflow ? "more than " : "", overflow ? (long long)INT64_MAX : (long long)numel,
+			    (long long)min, INT32_MAX);
 	return KF_OK;
 }
 
@@ -1277,36 +1441,74 @@ static int check_expr_at(struct loader *L, const char *text, const char *field, 
 	return KF_OK;
 }
 
-static int check_exprs_at(struct loader *L, const struct named_shape *ns)
+/* Runs one check unless its field failed at an earlier shape; marks it when it fails now. */
+static int once(bool *done, int rc)
+{
+	if (rc != KF_OK)
+		*done = true;
+	return rc;
+}
+
+/* Constraint k holds at ns. */
+static int check_constraint_at(struct loader *L, int k, const struct named_shape *ns)
+{
+	struct kf_task one = *L->t;
+	int failed;
+	kf_err e;
+	char f[KF_FIELD_MAX];
+	/* Checks constraint k alone, so each is reported on its own. */
+	one.n_constraints = 1;
+	memcpy(one.constraints[0], L->t->constraints[k], KF_CONSTRAINT_MAX);
+	if (kf_task_check_constraints(&one, ns->s, &failed, &e) == KF_OK)
+		return KF_OK;
+	field_index(f, "constraints", k);
+	return fail(L, f, "at %s: %s", ns->field, e.msg);
+}
+
+static int check_shape(struct loader *L, const struct named_shape *ns, struct shape_checks *done)
 {
 	const struct kf_task *t = L->t;
 	char f[KF_FIELD_MAX];
+	int rc = KF_OK;
+	for (int k = 0; k < t->n_constraints; k++)
+		if (!done->constraint[k] && once(&done->constraint[k], check_constraint_at(L, k, ns)) != KF_OK)
+			rc = KF_EINPUT;
+	/* Dimensions and expressions may be meaningless where a constraint does not hold. */
+	if (rc != KF_OK)
+		return rc;
+	for (int i = 0; i < t->n_inputs + t->n_outputs; i++)
+		if (!done->tensor[i] && once(&done->tensor[i], check_tensor_at(L, ns, i)) != KF_OK)
+			rc = KF_EINPUT;
 	for (int i = 0; i < t->n_inputs; i++) {
 		snprintf(f, sizeof f, "inputs[%d].dist.fan_in", i);
-		if (check_expr_at(L, t->tensors[i].dist.fan_in, f, ns, 1) != KF_OK)
-			return L->err->code;
+		if (!done->fan_in[i][0] &&
+		    once(&done->fan_in[i][0], check_expr_at(L, t->tensors[i].dist.fan_in, f, ns, 1)) != KF_OK)
+			rc = KF_EINPUT;
 		for (int k = 0; k < t->n_stress; k++) {
 			snprintf(f, sizeof f, "stress[%d].inputs.%s.fan_in", k, t->tensors[i].name);
-			if (t->stress[k].overrides[i] && check_expr_at(L, t->stress[k].dist[i].fan_in, f, ns, 1) != KF_OK)
-				return L->err->code;
+			if (t->stress[k].overrides[i] && !done->fan_in[i][k + 1] &&
+			    once(&done->fan_in[i][k + 1], check_expr_at(L, t->stress[k].dist[i].fan_in, f, ns, 1)) != KF_OK)
+				rc = KF_EINPUT;
 		}
 	}
 	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr };
 	const char *fields[] = { "flops", "bytes", "sfu_ops" };
 	for (int x = 0; x < 3; x++)
-		if (check_expr_at(L, exprs[x], fields[x], ns, 0) != KF_OK)
-			return L->err->code;
-	return KF_OK;
+		if (!done->expr[x] && once(&done->expr[x], check_expr_at(L, exprs[x], fields[x], ns, 0)) != KF_OK)
+			rc = KF_EINPUT;
+	return rc;
 }
 
 static int check_at_shapes(struct loader *L)
 {
 	struct named_shape *ns;
+	struct shape_checks done;
+	memset(&done, 0, sizeof done);
 	int n = all_shapes(L->t, &ns);
 	int rc = check_ragged_hidden(L, ns, n);
-	for (int k = 0; k < n && rc == KF_OK; k++)
-		if ((rc = check_tensors_at(L, &ns[k])) == KF_OK)
-			rc = check_exprs_at(L, &ns[k]);
+	for (int k = 0; k < n; k++)
+		if (check_shape(L, &ns[k], &done) != KF_OK)
+			rc = KF_EINPUT;
 	free(ns);
 	return rc;
 }
@@ -1334,26 +1536,44 @@ static int load_root(struct loader *L, const cJSON *root)
 	static const char *const keys[] = {
 		"name", "level", "description", "symbols", "inputs", "outputs", "shapes", "stress",
 		"tolerance", "flops", "bytes", "sfu_ops", "compute_dtype", "reference", "oracle", "vendor_baseline", "policy",
-		"min_runtime_ms", "determinism", NULL,
+		"min_runtime_ms", "determinism", "constraints", NULL,
 	};
 	struct kf_task *t = L->t;
 	const cJSON *j;
 	if (!cJSON_IsObject(root))
 		return fail(L, "(top level)", "must be a JSON object");
-	if (check_keys(L, root, "", keys) != KF_OK || load_header(L, root) != KF_OK ||
-	    load_symbols(L, root) != KF_OK || load_tensor_list(L, root, "inputs", false) != KF_OK ||
-	    load_tensor_list(L, root, "outputs", true) != KF_OK || load_shapes(L, root) != KF_OK ||
-	    load_stress(L, root) != KF_OK || load_tolerance(L, root) != KF_OK)
-		return L->err->code;
-	if (member(L, root, "", "flops", true, &j) != KF_OK || want_expr(L, j, "flops", &t->flops_expr) != KF_OK ||
-	    member(L, root, "", "bytes", false, &j) != KF_OK ||
-	    (j && want_expr(L, j, "bytes", &t->bytes_expr) != KF_OK) ||
-	    member(L, root, "", "sfu_ops", false, &j) != KF_OK ||
-	    (j && want_expr(L, j, "sfu_ops", &t->sfu_expr) != KF_OK) || load_compute_dtype(L, root) != KF_OK)
-		return L->err->code;
-	if (load_sources(L, root) != KF_OK || load_min_runtime(L, root) != KF_OK ||
-	    load_policy(L, root) != KF_OK)
-		return L->err->code;
+	/* Sections are loaded independently so that every problem is reported; a section whose
+	 * prerequisites failed (tensors need the symbols, tolerances the outputs...) is skipped
+	 * rather than reported as a cascade of follow-on errors. */
+	check_keys(L, root, "", keys);
+	load_header(L, root);
+	bool symbols_ok = load_symbols(L, root) == KF_OK;
+	bool tensors_ok = symbols_ok;
+	if (symbols_ok) {
+		tensors_ok = load_tensor_list(L, root, "inputs", false) == KF_OK;
+		tensors_ok &= load_tensor_list(L, root, "outputs", true) == KF_OK;
+	}
+	bool shapes_ok = symbols_ok && load_shapes(L, root) == KF_OK;
+	if (symbols_ok)
+		load_constraints(L, root);
+	if (tensors_ok) {
+		load_stress(L, root);
+		load_tolerance(L, root);
+		load_compute_dtype(L, root);
+	}
+	if (symbols_ok) {
+		if (member(L, root, "", "flops", true, &j) == KF_OK)
+			want_expr(L, j, "flops", &t->flops_expr);
+		if (member(L, root, "", "bytes", false, &j) == KF_OK && j)
+			want_expr(L, j, "bytes", &t->bytes_expr);
+		if (member(L, root, "", "sfu_ops", false, &j) == KF_OK && j)
+			want_expr(L, j, "sfu_ops", &t->sfu_expr);
+	}
+	if (load_sources(L, root, shapes_ok) == KF_OK)
+		load_min_runtime(L, root);
+	load_policy(L, root);
+	if (L->n_errors)
+		return KF_EINPUT;
 	return check_at_shapes(L);
 }
 
@@ -1372,50 +1592,100 @@ static int json_error(const char *path, const char *text, size_t len, const char
 		       isprint((unsigned char)text[off]) ? text[off] : '?');
 }
 
-int kf_task_parse(const char *path, const char *text, size_t len, struct kf_task **out, kf_err *err)
+/* err gets as many of the lines as fit (the first always), report (when given) all of them. */
+static void report_errors(struct loader *L, kf_buf *report)
+{
+	const char *all = L->diag.data ? L->diag.data : "";
+	size_t fit = strlen(all);
+	if (fit >= KF_ERR_MSG_MAX) {
+		const char *p = all, *nl;
+		fit = 0;
+		while ((nl = strchr(p, '\n')) && (size_t)(nl - all) < KF_ERR_MSG_MAX - 64) {
+			fit = (size_t)(nl - all);
+			p = nl + 1;
+		}
+	}
+	if (fit && fit < strlen(all))
+		kf_errf(L->err, KF_EINPUT, "%.*s\n(more errors: `kforge tasks` lists them all)", (int)fit, all);
+	else if (fit)
+		kf_errf(L->err, KF_EINPUT, "%s", all);
+	if (report)
+		kf_buf_addf(report, "%s\n", all);
+	kf_buf_free(&L->diag);
+}
+
+static int parse_spec(const char *path, const char *text, size_t len, struct kf_task **out, kf_buf *report,
+		      kf_err *err)
 {
 	kf_err local;
 	struct loader L = { .path = path, .err = err ? err : &local };
 	*out = NULL;
-	if (len > KF_TASK_MAX_BYTES)
-		return kf_errf(L.err, KF_EINPUT, "%s: larger than the limit of %u bytes", path,
-			       KF_TASK_MAX_BYTES);
+	int rc;
+	if (len > KF_TASK_MAX_BYTES) {
+		rc = kf_errf(L.err, KF_EINPUT, "%s: larger than the limit of %u bytes", path, KF_TASK_MAX_BYTES);
+		goto syntax;
+	}
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-	if (!root)
-		return json_error(path, text, len, end, L.err);
+	if (!root) {
+		rc = json_error(path, text, len, end, L.err);
+		goto syntax;
+	}
 	while (end < text + len && isspace((unsigned char)*end))
 		end++;
 	if (end < text + len) {
 		cJSON_Delete(root);
-		return json_error(path, text, len, end, L.err);
+		rc = json_error(path, text, len, end, L.err);
+		goto syntax;
 	}
 	L.t = kf_xcalloc(1, sizeof *L.t);
 	L.t->path = kf_xstrdup(path);
-	int rc = load_root(&L, root);
+	rc = load_root(&L, root);
 	cJSON_Delete(root);
 	if (rc != KF_OK) {
+		report_errors(&L, report);
 		kf_task_free(L.t);
 		return rc;
 	}
+	kf_buf_free(&L.diag);
 	L.t->spec_text = kf_xmalloc(len + 1);
 	memcpy(L.t->spec_text, text, len);
 	L.t->spec_text[len] = '\0';
 	kf_sha256_hex(text, len, L.t->spec_hash);
 	*out = L.t;
 	return KF_OK;
+syntax:
+	if (report)
+		kf_buf_addf(report, "%s\n", L.err->msg);
+	return rc;
+}
+
+int kf_task_parse(const char *path, const char *text, size_t len, struct kf_task **out, kf_err *err)
+{
+	return parse_spec(path, text, len, out, NULL, err);
+}
+
+int kf_task_load_file_report(const char *path, struct kf_task **out, kf_buf *report, kf_err *err)
+{
+	char *text;
+	size_t len;
+	kf_err local;
+	*out = NULL;
+	if (!err)
+		err = &local;
+	if (kf_read_file(path, KF_TASK_MAX_BYTES, &text, &len, err) != KF_OK) {
+		if (report)
+			kf_buf_addf(report, "%s\n", err->msg);
+		return err->code;
+	}
+	int rc = parse_spec(path, text, len, out, report, err);
+	free(text);
+	return rc;
 }
 
 int kf_task_load_file(const char *path, struct kf_task **out, kf_err *err)
 {
-	char *text;
-	size_t len;
-	*out = NULL;
-	if (kf_read_file(path, KF_TASK_MAX_BYTES, &text, &len, err) != KF_OK)
-		return err ? err->code : KF_EINPUT;
-	int rc = kf_task_parse(path, text, len, out, err);
-	free(text);
-	return rc;
+	return kf_task_load_file_report(path, out, NULL, err);
 }
 
 void kf_task_free(struct kf_task *t)
@@ -1442,11 +1712,20 @@ void kf_task_free(struct kf_task *t)
 
 /* ---- the task directory ---- */
 
+static char tasks_dir_override[PATH_MAX];
+
+void kf_tasks_set_dir(const char *dir)
+{
+	snprintf(tasks_dir_override, sizeof tasks_dir_override, "%s", dir ? dir : "");
+}
+
 const char *kf_tasks_dir(void)
 {
 	static char dir[PATH_MAX];
 	const char *env = getenv("KFORGE_TASKS");
-	if (env && *env)
+	if (tasks_dir_override[0])
+		snprintf(dir, sizeof dir, "%s", tasks_dir_override);
+	else if (env && *env)
 		snprintf(dir, sizeof dir, "%s", env);
 	else
 		snprintf(dir, sizeof dir, "%s/tasks", kf_home());
@@ -1505,8 +1784,10 @@ static int task_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Loads every *.json in one level folder, appending to *ts. */
-static int list_level(const char *level_dir, struct kf_task ***ts, int *n, int *cap, kf_err *err)
+/* Loads every *.json in one level folder, appending to *ts. With a report, a broken spec is
+ * written there (every error of it) and counted in *n_broken, and the walk goes on. */
+static int list_level(const char *level_dir, struct kf_task ***ts, int *n, int *cap, kf_buf *report,
+		      int *n_broken, kf_err *err)
 {
 	DIR *d = opendir(level_dir);
 	if (!d)
@@ -1524,17 +1805,20 @@ static int list_level(const char *level_dir, struct kf_task ***ts, int *n, int *
 			break;
 		}
 		*ts = kf_xgrow(*ts, *n, cap, sizeof **ts);
-		if ((rc = kf_task_load_file(path, &(*ts)[*n], err)) == KF_OK)
+		if ((rc = kf_task_load_file_report(path, &(*ts)[*n], report, err)) == KF_OK)
 			(*n)++;
+		else if (report && rc == KF_EINPUT)
+			(*n_broken)++, rc = KF_OK;
 	}
 	closedir(d);
 	return rc;
 }
 
-int kf_task_list(const char *dir, struct kf_task ***out, int *n_out, kf_err *err)
+int kf_task_list_report(const char *dir, struct kf_task ***out, int *n_out, kf_buf *report, int *n_broken,
+			kf_err *err)
 {
 	struct kf_task **ts = NULL;
-	int n = 0, cap = 0, rc = KF_OK;
+	int n = 0, cap = 0, rc = KF_OK, broken = 0;
 	*out = NULL;
 	*n_out = 0;
 	if (!dir)
@@ -1550,9 +1834,11 @@ int kf_task_list(const char *dir, struct kf_task ***out, int *n_out, kf_err *err
 		if (snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= (int)sizeof sub)
 			rc = kf_errf(err, KF_EINPUT, "path too long: %s/%s", dir, e->d_name);
 		else
-			rc = list_level(sub, &ts, &n, &cap, err);
+			rc = list_level(sub, &ts, &n, &cap, report, &broken, err);
 	}
 	closedir(d);
+	if (n_broken)
+		*n_broken = broken;
 	if (rc != KF_OK)
 		goto fail;
 	if (n > 1) /* qsort wants a valid array even for no elements */
@@ -1572,6 +1858,11 @@ fail:
 	return rc;
 }
 
+int kf_task_list(const char *dir, struct kf_task ***out, int *n_out, kf_err *err)
+{
+	return kf_task_list_report(dir, out, n_out, NULL, NULL, err);
+}
+
 void kf_task_list_free(struct kf_task **ts, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -1587,6 +1878,45 @@ bool kf_task_vendor_source(const struct kf_task *t, enum kf_backend b, char *out
 	return true;
 }
 
+/* The suite a spec belongs to: the folder holding its levelN/ folder (or its own folder). */
+static void suite_root(const struct kf_task *t, char *out, size_t len)
+{
+	snprintf(out, len, "%s", t->path);
+	char *slash = strrchr(out, '/');
+	if (!slash) {
+		snprintf(out, len, ".");
+		return;
+	}
+	*slash = '\0';
+	const char *base = strrchr(out, '/');
+	base = base ? base + 1 : out;
+	if (is_level_dir(base)) {
+		if (base == out)
+			snprintf(out, len, ".");
+		else
+			out[base - out - 1] = '\0';
+	}
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int kf_task_source_path(const struct kf_task *t, const char *rel, char *out, size_t len)
+{
+	char root[PATH_MAX];
+	snprintf(out, len, "%s/%s", kf_home(), rel);
+	if (is_file(out))
+		return 0;
+	suite_root(t, root, sizeof root);
+	if (snprintf(out, len, "%s/%s", root, rel) < (int)len && is_file(out))
+		return 0;
+	snprintf(out, len, "%s/%s", kf_home(), rel);
+	return -1;
+}
+
 int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err)
 {
 	if (!kf_task_has_backend(t, b))
@@ -1597,12 +1927,12 @@ int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err)
 	const char *fields[] = { b == KF_BACKEND_CPU ? "reference.cpu" : "reference.cuda", "oracle", "vendor_baseline" };
 	int n = kf_task_vendor_source(t, b, vendor, sizeof vendor) ? 3 : 2;
 	for (int i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", kf_home(), files[i]);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			return kf_errf(err, KF_EINPUT, "%s:%s: %s not found under %s", t->path, fields[i],
-				       files[i], kf_home());
+		char path[PATH_MAX], root[PATH_MAX];
+		if (kf_task_source_path(t, files[i], path, sizeof path) != 0) {
+			suite_root(t, root, sizeof root);
+			return kf_errf(err, KF_EINPUT, "%s:%s: %s not found under %s or the suite %s", t->path,
+				       fields[i], files[i], kf_home(), root);
+		}
 	}
 	return KF_OK;
 }

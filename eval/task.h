@@ -11,9 +11,11 @@
 #include "common/buf.h"
 #include "common/err.h"
 
-#define KF_MAX_TENSORS 8
-#define KF_MAX_SYMBOLS 8
-#define KF_MAX_DIMS 4
+#define KF_MAX_TENSORS 16
+#define KF_MAX_SYMBOLS 12
+#define KF_MAX_DIMS 6
+#define KF_MAX_CONSTRAINTS 16
+#define KF_CONSTRAINT_MAX 96 /* one constraint's text, e.g. "H % HKV == 0" */
 #define KF_MAX_STRESS 8
 #define KF_NAME_MAX 64
 #define KF_FAN_IN_MAX 32 /* a distribution's fan-in expression, e.g. "H*D" */
@@ -86,6 +88,10 @@ struct kf_task {
 	struct kf_tensor tensors[KF_MAX_TENSORS];
 	int n_symbols;              /* integer shape symbols, in signature order */
 	char symbols[KF_MAX_SYMBOLS][KF_NAME_MAX];
+	int64_t symbol_min[KF_MAX_SYMBOLS]; /* 1, or 0 for a symbol declared with "min": 0 */
+	int n_constraints;          /* "lhs OP rhs" between symbols, checked at every shape */
+	char constraints[KF_MAX_CONSTRAINTS][KF_CONSTRAINT_MAX];
+	bool has_bench[KF_BACKEND_COUNT];
 	struct kf_shape bench[KF_BACKEND_COUNT]; /* the benchmark shape, one per backend */
 	struct kf_shape *shapes[KF_SET_COUNT];   /* test, ragged, hidden (index KF_SET_BENCH unused) */
 	int n_shapes[KF_SET_COUNT];              /* test, ragged, hidden: at least 1 each */
@@ -109,10 +115,15 @@ struct kf_task {
 	char *spec_text;            /* the file's bytes, stored with every evaluation */
 };
 
-/* Directory holding the task suite: $KFORGE_TASKS, else <kf_home()>/tasks. */
+/* Directory holding the task suite: the one set by kf_tasks_set_dir (`--suite DIR`), else
+ * $KFORGE_TASKS, else <kf_home()>/tasks. */
 const char *kf_tasks_dir(void);
+void kf_tasks_set_dir(const char *dir); /* NULL or "" clears it */
 
 int kf_task_load_file(const char *path, struct kf_task **out, kf_err *err);
+/* The same, with every error of a broken spec appended to report (one "file:field: reason" line
+ * each); err holds as many of them as fit. */
+int kf_task_load_file_report(const char *path, struct kf_task **out, kf_buf *report, kf_err *err);
 /* Parses spec text; `path` only names it in error messages. */
 int kf_task_parse(const char *path, const char *text, size_t len, struct kf_task **out, kf_err *err);
 /* Finds a task by name under `dir` (kf_tasks_dir() when NULL), searching level folders. */
@@ -120,6 +131,10 @@ int kf_task_find(const char *dir, const char *name, struct kf_task **out, kf_err
 /* Loads every .json spec under dir/levelN folders (sorted by level, then name). Any broken spec fails the
  * whole listing with that spec's error. */
 int kf_task_list(const char *dir, struct kf_task ***out, int *n, kf_err *err);
+/* Loads every spec it can: a broken one is reported (all its errors) into report, counted in
+ * *n_broken and skipped. Fails only when the directory cannot be read or a name is defined twice. */
+int kf_task_list_report(const char *dir, struct kf_task ***out, int *n, kf_buf *report, int *n_broken,
+			kf_err *err);
 void kf_task_free(struct kf_task *t);
 void kf_task_list_free(struct kf_task **ts, int n);
 
@@ -134,6 +149,8 @@ struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
+/* Every constraint holds at s; otherwise KF_EINPUT naming it, *failed its index. */
+int kf_task_check_constraints(const struct kf_task *t, const struct kf_shape *s, int *failed, kf_err *err);
 /* Index of the symbol or -1. */
 int kf_task_symbol(const struct kf_task *t, const char *name);
 
@@ -143,7 +160,11 @@ bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b);
  * written to the task's CUDA signature. Fills out and returns true when the task has one for b. */
 #define KF_VENDOR_DIR "reference_kernels/vendor"
 bool kf_task_vendor_source(const struct kf_task *t, enum kf_backend b, char *out, size_t len);
-/* Checks that the reference for backend b, the oracle and any vendor baseline exist under kf_home(); KF_EINPUT
+/* Where a source path of the spec (reference, oracle, vendor baseline) lives: under kf_home() when
+ * the file is there, else under the spec's suite (the folder above its levelN/). 0 when found; -1
+ * (out then names the kf_home() path) when in neither. */
+int kf_task_source_path(const struct kf_task *t, const char *rel, char *out, size_t len);
+/* Checks that the reference for backend b, the oracle and any vendor baseline exist (kf_task_source_path); KF_EINPUT
  * ("file:field: ... not found") otherwise, or when the task has no reference for b. */
 int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err);
 /* Appends a shape as "M=64 N=64 K=64" (symbols in order). */

@@ -14,11 +14,11 @@
 #define KF_TRUSTED_MAX_SOURCE (4u << 20)
 #define KF_TRUSTED_INCLUDE_DIR "reference_kernels"
 
-int kf_trusted_compile(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
-		       bool vendor_libs, char *so_path, size_t so_len, cJSON *record, kf_err *err)
+/* Builds the file at path; rel is how the spec names it (recorded and in messages). */
+static int compile_at(enum kf_backend b, int device, const char *path, const char *rel, const char *header,
+		      const char *shim, bool vendor_libs, char *so_path, size_t so_len, cJSON *record, kf_err *err)
 {
-	char path[PATH_MAX], inc[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
+	char inc[PATH_MAX];
 	snprintf(inc, sizeof inc, "%s/%s", kf_home(), KF_TRUSTED_INCLUDE_DIR);
 	char *src = NULL;
 	size_t len = 0;
@@ -46,10 +46,21 @@ int kf_trusted_compile(enum kf_backend b, int device, const char *rel, const cha
 	return rc;
 }
 
-static int load(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
-		const char *symbol, struct kf_trusted *out, cJSON *record, kf_err *err)
+int kf_trusted_compile(enum kf_backend b, int device, const char *rel, const char *header, const char *shim,
+		       bool vendor_libs, char *so_path, size_t so_len, cJSON *record, kf_err *err)
 {
-	if (kf_trusted_compile(b, device, rel, header, shim, false, out->path, sizeof out->path, record, err) != KF_OK)
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", kf_home(), rel);
+	return compile_at(b, device, path, rel, header, shim, vendor_libs, so_path, so_len, record, err);
+}
+
+/* rel is a source path of t's spec, found in kforge's home or t's suite (kf_task_source_path). */
+static int load(const struct kf_task *t, enum kf_backend b, int device, const char *rel, const char *header,
+		const char *shim, const char *symbol, struct kf_trusted *out, cJSON *record, kf_err *err)
+{
+	char path[PATH_MAX];
+	kf_task_source_path(t, rel, path, sizeof path);
+	if (compile_at(b, device, path, rel, header, shim, false, out->path, sizeof out->path, record, err) != KF_OK)
 		return err->code;
 	/* NODELETE: OpenMP's worker threads outlive the call; unloading under them would crash. */
 	out->so = dlopen(out->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -69,9 +80,9 @@ int kf_trusted_load_pair(const struct kf_task *t, enum kf_backend b, int device,
 	kf_abi_shim(t, b, &shim);
 	kf_abi_oracle_header(t, &ohdr);
 	kf_abi_oracle_shim(t, &oshim);
-	int rc = load(b, device, t->reference[b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, ref, ref_record, err);
+	int rc = load(t, b, device, t->reference[b], hdr.data, shim.data, KF_SHIM_CALL_SYMBOL, ref, ref_record, err);
 	if (rc == KF_OK)
-		rc = load(KF_BACKEND_CPU, 0, t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, oracle, NULL,
+		rc = load(t, KF_BACKEND_CPU, 0, t->oracle, ohdr.data, oshim.data, KF_ORACLE_CALL_SYMBOL, oracle, NULL,
 			  err);
 	kf_buf_free(&hdr);
 	kf_buf_free(&shim);

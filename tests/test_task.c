@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "eval/task.h"
@@ -363,7 +364,11 @@ Test(task, rejects_a_description_that_would_end_the_header_comment)
 
 Test(task, rejects_bad_symbols)
 {
-	rejects("symbols", "[]", "symbols", "must be an array of 1 to 8 symbol names");
+	rejects("symbols", "[]", "symbols", "must be an array of 1 to 12 symbol names");
+	rejects("symbols", "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\"]", "symbols",
+		"1 to 12 symbol names");
+	rejects("symbols[1]", "{\"name\": \"N\", \"min\": 2}", "symbols[1].min", "must be an integer between 0 and 1");
+	rejects("symbols[1]", "{\"name\": \"N\", \"mni\": 0}", "symbols[1].mni", "did you mean \"min\"");
 	rejects("symbols", "[\"M\", \"N\", \"K\", \"M\"]", "symbols[3]", "duplicate symbol \"M\"");
 	rejects("symbols[1]", "\"2N\"", "symbols[1]", "is not a C identifier");
 	rejects("symbols[1]", "\"int\"", "symbols[1]", "keyword or reserved name");
@@ -388,23 +393,23 @@ Test(task, rejects_missing_or_too_many_tensors)
 {
 	rejects("inputs", "[]", "inputs", "must be a non-empty array of tensors");
 	rejects("outputs", "[]", "outputs", "must be a non-empty array of tensors");
-	char *text = spec_with("outputs",
-			       "[{\"name\": \"o1\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o2\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o3\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o4\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o5\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o6\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}]");
-	expect_error(text, "outputs[5]", "more than 8 tensors in all");
+	/* 3 inputs + 13 outputs is the limit of 16; a 14th output is one too many. */
+	kf_buf outs = KF_BUF_INIT;
+	for (int i = 1; i <= 14; i++)
+		kf_buf_addf(&outs, "%s{\"name\": \"o%d\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}", i > 1 ? "," : "[", i);
+	kf_buf_adds(&outs, "]");
+	char *text = spec_with("outputs", outs.data);
+	expect_error(text, "outputs[13]", "more than 16 tensors in all");
 	free(text);
+	kf_buf_free(&outs);
 }
 
 Test(task, rejects_a_bad_dtype_or_shape)
 {
 	rejects("inputs[0].dtype", "\"fp32\"", "inputs[0].dtype", "\"fp32\" is not a dtype");
-	rejects("inputs[0].shape", "[]", "inputs[0].shape", "must be an array of 1 to 4 dimensions");
-	rejects("inputs[0].shape", "[\"M\", \"N\", \"K\", \"M\", \"N\"]", "inputs[0].shape",
-		"1 to 4 dimensions");
+	rejects("inputs[0].shape", "[]", "inputs[0].shape", "must be an array of 1 to 6 dimensions");
+	rejects("inputs[0].shape", "[\"M\", \"N\", \"K\", \"M\", \"N\", 1, 1]", "inputs[0].shape",
+		"1 to 6 dimensions");
 	rejects("inputs[0].shape[1]", "\"Q\"", "inputs[0].shape[1]", "unknown symbol 'Q' at column 1");
 	rejects("inputs[0].shape[1]", "\"K*\"", "inputs[0].shape[1]", "expression ends early");
 	rejects("inputs[0].shape[1]", "\"(K\"", "inputs[0].shape[1]", "expected ')'");
@@ -772,4 +777,156 @@ Test(task, names_backends_dtypes_and_shape_sets)
 	cr_expect_str_eq(b2.data, "M=8 N=8 K=3");
 	kf_buf_free(&b2);
 	kf_task_free(t);
+}
+
+/* ---- format v2: every error at once, suites, sizes, zero symbols, constraints ---- */
+
+Test(task, reports_every_error_of_a_spec_in_one_run)
+{
+	char *a = replace_once(base_spec, "\"dtype\": \"bf16\"", "\"dtype\": \"fp32\"");
+	char *b = replace_once(a, "\"flops\": \"2*M*N*K\"", "\"flops\": \"2*Q\"");
+	char *c = replace_once(b, "\"level\": 1", "\"level\": 7");
+	char *d = replace_once(c, "A @ B", "A */ B");
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse(SPEC_PATH, d, strlen(d), &t, &err), KF_EINPUT);
+	const char *want[] = { SPEC_PATH ":level: must be an integer between 1 and 3",
+			       SPEC_PATH ":inputs[0].dtype: \"fp32\" is not a dtype",
+			       SPEC_PATH ":flops: \"2*Q\": unknown symbol 'Q'",
+			       SPEC_PATH ":description: must not contain" };
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		cr_expect_not_null(strstr(err.msg, want[i]), "missing \"%s\" in:\n%s", want[i], err.msg);
+	free(a), free(b), free(c), free(d);
+}
+
+Test(task, reports_a_field_that_fails_at_many_shapes_once)
+{
+	char *text = spec_with("flops", "\"M-200\"");
+	expect_error(text, "flops", "at shapes.test[0]: -136 is negative");
+	free(text);
+}
+
+Test(task, accepts_twelve_symbols_six_dimensions_and_sixteen_tensors)
+{
+	char *a = spec_with("symbols", "[\"M\",\"N\",\"K\",\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]");
+	char *b = replace_once(a, "\"M\", \"K\"]", "\"M\", \"K\", \"a\", \"b\", \"c\", \"d\"]");
+	cJSON *root = cJSON_Parse(b);
+	/* every shape gives the eight new symbols a value */
+	const char *sets[] = { "test", "ragged", "hidden" };
+	cJSON *shapes = cJSON_GetObjectItem(root, "shapes");
+	for (int s = -1; s < 3; s++) {
+		cJSON *arr = s < 0 ? cJSON_GetObjectItem(cJSON_GetObjectItem(shapes, "bench"), "cpu") : cJSON_GetObjectItem(shapes, sets[s]);
+		cJSON *items = s < 0 ? NULL : arr->child;
+		for (cJSON *sh = s < 0 ? arr : items; sh; sh = s < 0 ? NULL : sh->next)
+			for (const char *p = "abcdefghi"; *p; p++) {
+				char name[2] = { *p, 0 };
+				cJSON_AddNumberToObject(sh, name, 2);
+			}
+	}
+	cJSON *outs = cJSON_GetObjectItem(root, "outputs");
+	for (int i = 0; i < 12; i++) {
+		char o[128];
+		snprintf(o, sizeof o, "{\"name\": \"extra%d\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}", i);
+		cJSON_AddItemToArray(outs, cJSON_Parse(o));
+	}
+	char *text = cJSON_Print(root);
+	struct kf_task *t = parse_ok(text);
+	cr_expect_eq(t->n_symbols, 12);
+	cr_expect_eq(t->tensors[0].ndim, 6);
+	cr_expect_eq(t->n_inputs + t->n_outputs, 16);
+	kf_task_free(t);
+	cJSON_Delete(root);
+	free(text), free(a), free(b);
+}
+
+Test(task, lets_a_symbol_declared_with_min_0_be_0_and_its_tensors_empty)
+{
+	char *a = replace_once(base_spec, "[\"M\", \"N\", \"K\"]", "[{\"name\": \"M\", \"min\": 0}, \"N\", \"K\"]");
+	char *b = replace_once(a, "{\"M\": 8, \"N\": 8, \"K\": 3}", "{\"M\": 0, \"N\": 8, \"K\": 3}");
+	struct kf_task *t = parse_ok(b);
+	cr_expect_eq(t->symbol_min[0], 0);
+	cr_expect_eq(t->symbol_min[1], 1);
+	cr_expect_eq(t->shapes[KF_SET_RAGGED][1].v[0], 0);
+	cr_expect_eq(kf_task_numel(t, 0, &t->shapes[KF_SET_RAGGED][1]), 0);
+	kf_task_free(t);
+	/* N was not declared with min 0 */
+	char *c = replace_once(b, "\"N\": 8, \"K\": 3", "\"N\": 0, \"K\": 3");
+	expect_error(c, "shapes.ragged[1].N", "must be a positive integer");
+	free(a), free(b), free(c);
+}
+
+Test(task, checks_constraints_between_symbols_at_every_shape)
+{
+	struct kf_task *t = accepts("constraints", "[\"K <= M\", \"(M + K) % 1 == 0\"]");
+	cr_expect_eq(t->n_constraints, 2);
+	int failed;
+	kf_err err = { 0 };
+	struct kf_shape bad = { .v = { 4, 4, 5 } };
+	cr_expect_eq(kf_task_check_constraints(t, &bad, &failed, &err), KF_EINPUT);
+	cr_expect_eq(failed, 0);
+	cr_expect_not_null(strstr(err.msg, "\"K <= M\" does not hold (5 <= 4 is false)"), "%s", err.msg);
+	kf_task_free(t);
+	rejects("constraints", "[\"M % 8 == 0\"]", "constraints[0]",
+		"at shapes.ragged[0]: \"M % 8 == 0\" does not hold (1 == 0 is false)");
+	rejects("constraints", "[\"M < N < K\"]", "constraints[0]", "must be one comparison");
+	rejects("constraints", "[\"M + 1\"]", "constraints[0]", "must be one comparison");
+	rejects("constraints", "[\"M == Q\"]", "constraints[0]", "unknown symbol 'Q'");
+	rejects("constraints", "\"M > 0\"", "constraints", "must be an array");
+}
+
+Test(task, lists_every_good_task_and_reports_every_broken_one)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	scratch_dir(dir, sizeof dir);
+	write_spec(dir, "level1", "good", 1);
+	write_spec(dir, "level1", "bad_one", 1);
+	write_spec(dir, "level2", "bad_two", 2);
+	snprintf(path, sizeof path, "%s/level1/bad_one.json", dir);
+	cr_assert_eq(kf_write_file(path, "{\"name\": 1}", 11, NULL), KF_OK);
+	snprintf(path, sizeof path, "%s/level2/bad_two.json", dir);
+	const char *bad_two = "{\"name\": \"bad_two\", \"level\": 1}";
+	cr_assert_eq(kf_write_file(path, bad_two, strlen(bad_two), NULL), KF_OK);
+	struct kf_task **ts;
+	int n, broken;
+	kf_buf report = KF_BUF_INIT;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_list_report(dir, &ts, &n, &report, &broken, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(n, 1);
+	cr_expect_str_eq(ts[0]->name, "good");
+	cr_expect_eq(broken, 2);
+	cr_expect_not_null(strstr(report.data, "bad_one.json:name: must be a non-empty string"), "%s", report.data);
+	cr_expect_not_null(strstr(report.data, "bad_two.json:level: 1, but the file is in level2/"), "%s", report.data);
+	cr_expect_not_null(strstr(report.data, "bad_two.json:symbols: missing"), "%s", report.data);
+	kf_buf_free(&report);
+	kf_task_list_free(ts, n);
+	kf_rm_rf(dir);
+}
+
+Test(task, finds_sources_under_the_suite_when_not_under_kforge_home)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	scratch_dir(dir, sizeof dir);
+	write_spec(dir, "level1", "toy", 1);
+	kf_tasks_set_dir(dir);
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_find(NULL, "toy", &t, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_EINPUT);
+	cr_expect_not_null(strstr(err.msg, "not found under"), "%s", err.msg);
+	const char *files[] = { "reference_kernels/cpu/toy.c", "reference_kernels/oracle/toy.c" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		char *slash = strrchr(path, '/');
+		*slash = '\0';
+		cr_assert_eq(kf_mkdir_p(path, NULL), KF_OK);
+		*slash = '/';
+		cr_assert_eq(kf_write_file(path, "int x;\n", 7, NULL), KF_OK);
+	}
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_OK, "%s", err.msg);
+	char found[PATH_MAX];
+	cr_expect_eq(kf_task_source_path(t, files[1], found, sizeof found), 0);
+	cr_expect_str_eq(found, path);
+	kf_task_free(t);
+	kf_tasks_set_dir(NULL);
+	kf_rm_rf(dir);
 }

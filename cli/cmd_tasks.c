@@ -55,6 +55,16 @@ static cJSON *task_json(const struct kf_task *t)
 	return o;
 }
 
+/* Each error line as the CLI prints errors: "kforge: FILE:FIELD: reason". */
+static void print_errors(const char *text)
+{
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+		fprintf(stderr, "kforge: %.*s\n", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
 int kf_cmd_tasks(int argc, char **argv)
 {
 	const char *db = NULL, *suite = NULL;
@@ -80,8 +90,7 @@ int kf_cmd_tasks(int argc, char **argv)
 		kf_buf_free(&report);
 		return kf_cli_fail(&err);
 	}
-	if (report.data)
-		fputs(report.data, stderr);
+	print_errors(report.data);
 	kf_buf_free(&report);
 	int rc = n_broken ? KF_EXIT_USAGE : KF_EXIT_OK;
 	for (int i = 0; i < n && check; i++) {
@@ -94,7 +103,7 @@ int kf_cmd_tasks(int argc, char **argv)
 			rc = kf_cli_fail(&err);
 			goto out;
 		}
-		fprintf(stderr, "%s\n", err.msg);
+		print_errors(err.msg);
 		n_ill++;
 		rc = KF_EXIT_USAGE;
 	}

@@ -17,6 +17,7 @@
 
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "eval/lowp.h"
 
 #define KF_EXPR_MAX_DEPTH 64   /* nesting of parentheses and unary minus */
 #define KF_MAX_SHAPES 64       /* per shape set */
@@ -25,14 +26,27 @@
 #define KF_RAGGED_MULTIPLE 8   /* a ragged shape has a value that is not a multiple of this */
 #define KF_NORMAL_SPAN 8.0     /* normal draws are assumed to stay within mean +- 8 std */
 #define KF_F16_MAX 65504.0
+#define KF_I64_JSON_MAX 9007199254740992.0 /* 2^53: larger integers do not survive a JSON number */
 #define KF_SUGGEST_DISTANCE 2  /* "did you mean" for unknown fields this close to a known one */
 #define KF_TASK_EXT ".json"
 
 static const char *const backend_names[KF_BACKEND_COUNT] = { "cpu", "cuda" };
 static const char *const backend_exts[KF_BACKEND_COUNT] = { ".c", ".cu" };
-static const char *const dtype_names[KF_DTYPE_COUNT] = { "f32", "bf16", "f16", "i32" };
-static const size_t dtype_sizes[KF_DTYPE_COUNT] = { 4, 2, 2, 4 };
-static const double dtype_max[KF_DTYPE_COUNT] = { FLT_MAX, FLT_MAX, KF_F16_MAX, INT32_MAX };
+static const char *const dtype_names[KF_DTYPE_COUNT] = {
+	"f32", "bf16", "f16", "i32", "i8", "u8", "bool", "i64", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1x2", "e8m0",
+};
+static const size_t dtype_sizes[KF_DTYPE_COUNT] = { 4, 2, 2, 4, 1, 1, 1, 8, 1, 1, 1, 1 };
+/* The largest magnitude a distribution may produce; ints: the bounds of the type (i64: what a
+ * JSON number holds exactly); e8m0: the unbiased exponent its int distribution draws. */
+static const double dtype_max[KF_DTYPE_COUNT] = {
+	FLT_MAX, FLT_MAX, KF_F16_MAX, INT32_MAX, INT8_MAX, UINT8_MAX, 1, KF_I64_JSON_MAX,
+	KF_FP8_E4M3_MAX, KF_FP8_E5M2_MAX, KF_FP4_E2M1_MAX, KF_E8M0_MAX_EXP,
+};
+static const double dtype_min[KF_DTYPE_COUNT] = {
+	-FLT_MAX, -FLT_MAX, -KF_F16_MAX, INT32_MIN, INT8_MIN, 0, 0, -KF_I64_JSON_MAX,
+	-KF_FP8_E4M3_MAX, -KF_FP8_E5M2_MAX, -KF_FP4_E2M1_MAX, KF_E8M0_MIN_EXP,
+};
+#define DTYPE_LIST "f32, bf16, f16, i32, i8, u8, bool, i64, fp8_e4m3, fp8_e5m2, fp4_e2m1x2, e8m0"
 static const char *const set_names[KF_SET_COUNT] = { "bench", "test", "ragged", "hidden" };
 
 /* Names a tensor or symbol may not take: they become parameter names in C, C++ and CUDA
@@ -55,6 +69,7 @@ static const char *const reserved_names[] = {
 	/* CUDA built-ins and the types and macros the generated headers use */
 	"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "cudaStream_t", "half",
 	"nv_bfloat16", "int32_t", "uint16_t", "uint32_t", "int64_t", "size_t", "NULL", "main",
+	"int8_t", "uint8_t", "uint64_t",
 	NULL,
 };
 
@@ -91,6 +106,17 @@ int kf_dtype_parse(const char *s, enum kf_dtype *out)
 size_t kf_dtype_size(enum kf_dtype d)
 {
 	return (unsigned)d < KF_DTYPE_COUNT ? dtype_sizes[d] : 0;
+}
+
+bool kf_dtype_is_int(enum kf_dtype d)
+{
+	return d == KF_DTYPE_I32 || d == KF_DTYPE_I8 || d == KF_DTYPE_U8 || d == KF_DTYPE_BOOL || d == KF_DTYPE_I64 ||
+	       d == KF_DTYPE_E8M0;
+}
+
+bool kf_dtype_is_float(enum kf_dtype d)
+{
+	return (unsigned)d < KF_DTYPE_COUNT && !kf_dtype_is_int(d);
 }
 
 const char *kf_shape_set_name(enum kf_shape_set s)
@@ -859,9 +885,10 @@ static int load_dist(struct loader *L, const cJSON *j, const char *where, enum k
 		return fail(L, f, "\"%s\" is not a distribution (normal, uniform, ties, int)",
 			    quote(kind, q));
 	out->kind = (enum kf_dist_kind)k;
-	if ((out->kind == KF_DIST_INT) != (dt == KF_DTYPE_I32))
-		return fail(L, f, dt == KF_DTYPE_I32 ? "i32 tensors take the int distribution"
-						     : "the int distribution is for i32 tensors only");
+	if (out->kind != KF_DIST_INT && kf_dtype_is_int(dt))
+		return fail(L, f, "%s tensors take the int distribution", kf_dtype_name(dt));
+	if (out->kind == KF_DIST_INT && !kf_dtype_is_int(dt))
+		return fail(L, f, "the int distribution is for integer tensors (i32, i8, u8, bool, i64, e8m0) only");
 
 	const char *ka = out->kind == KF_DIST_NORMAL ? "mean" : "lo";
 	const char *kb = out->kind == KF_DIST_NORMAL ? "std" : "hi";
@@ -877,8 +904,9 @@ static int load_dist(struct loader *L, const cJSON *j, const char *where, enum k
 	field_join(fb, where, kb);
 	if (out->kind == KF_DIST_INT) {
 		int64_t a, b;
-		if (want_int(L, ja, fa, INT32_MIN, INT32_MAX, &a) != KF_OK ||
-		    want_int(L, jb, fb, INT32_MIN, INT32_MAX, &b) != KF_OK)
+		/* within the tensor's type (e8m0: the exponent of the scale 2^k) */
+		int64_t lo = (int64_t)dtype_min[dt], hi = (int64_t)dtype_max[dt];
+		if (want_int(L, ja, fa, lo, hi, &a) != KF_OK || want_int(L, jb, fb, lo, hi, &b) != KF_OK)
 			return L->err->code;
 		out->a = (double)a, out->b = (double)b;
 	} else if (want_number(L, ja, fa, &out->a) != KF_OK || want_number(L, jb, fb, &out->b) != KF_OK) {
@@ -946,7 +974,10 @@ static int load_tensor(struct loader *L, const cJSON *j, const char *where, bool
 	if (want_string(L, jd, f, &s) != KF_OK)
 		return L->err->code;
 	if (kf_dtype_parse(s, &x->dtype) != 0)
-		return fail(L, f, "\"%s\" is not a dtype (f32, bf16, f16, i32)", quote(s, q));
+		return fail(L, f, "\"%s\" is not a dtype (" DTYPE_LIST ")", quote(s, q));
+	/* Packed codes and block scales are compared as numbers nowhere: outputs dequantise. */
+	if (is_output && (x->dtype == KF_DTYPE_FP4_E2M1X2 || x->dtype == KF_DTYPE_E8M0))
+		return fail(L, f, "%s is for inputs only (an output gives the dequantised values)", s);
 
 	field_join(f, where, "shape");
 	int ndim = cJSON_GetArraySize(js);
@@ -1130,7 +1161,7 @@ static int load_tolerance_entry(struct loader *L, const cJSON *c)
 	const cJSON *ja, *jr;
 	field_join(f, "tolerance", c->string);
 	if (kf_dtype_parse(c->string, &d) != 0)
-		return fail(L, f, "\"%s\" is not a dtype (f32, bf16, f16, i32)", quote(c->string, q));
+		return fail(L, f, "\"%s\" is not a dtype (" DTYPE_LIST ")", quote(c->string, q));
 	if (t->tol[d].set)
 		return fail(L, f, "duplicate field");
 	bool used = false;
@@ -1517,17 +1548,25 @@ static int load_compute_dtype(struct loader *L, const cJSON *root)
 {
 	const cJSON *j;
 	const char *name;
-	L->t->compute_dtype = L->t->tensors[0].dtype;
+	/* default: the first input with an arithmetic dtype, else f32 */
+	L->t->compute_dtype = KF_DTYPE_F32;
+	for (int i = L->t->n_inputs - 1; i >= 0; i--) {
+		enum kf_dtype d = L->t->tensors[i].dtype;
+		if (d == KF_DTYPE_F32 || d == KF_DTYPE_BF16 || d == KF_DTYPE_F16)
+			L->t->compute_dtype = d;
+	}
 	if (member(L, root, "", "compute_dtype", false, &j) != KF_OK)
 		return L->err->code;
 	if (!j)
 		return KF_OK;
 	if (want_string(L, j, "compute_dtype", &name) != KF_OK)
 		return L->err->code;
-	if (kf_dtype_parse(name, &L->t->compute_dtype) != KF_OK || L->t->compute_dtype == KF_DTYPE_I32) {
+	enum kf_dtype cd;
+	if (kf_dtype_parse(name, &cd) != KF_OK || (cd != KF_DTYPE_F32 && cd != KF_DTYPE_BF16 && cd != KF_DTYPE_F16)) {
 		char q[KF_QUOTE_MAX];
 		return fail(L, "compute_dtype", "\"%s\" is not an arithmetic dtype (f32, bf16, f16)", quote(name, q));
 	}
+	L->t->compute_dtype = cd;
 	return KF_OK;
 }
 

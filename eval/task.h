@@ -25,10 +25,19 @@ enum kf_backend { KF_BACKEND_CPU, KF_BACKEND_CUDA, KF_BACKEND_COUNT };
 const char *kf_backend_name(enum kf_backend b);
 int kf_backend_parse(const char *s, enum kf_backend *out); /* 0 ok, -1 unknown */
 
-enum kf_dtype { KF_DTYPE_F32, KF_DTYPE_BF16, KF_DTYPE_F16, KF_DTYPE_I32, KF_DTYPE_COUNT };
-const char *kf_dtype_name(enum kf_dtype d); /* "f32", "bf16", "f16", "i32" */
+/* Element types. FP4_E2M1X2 is packed: one element is a byte holding two E2M1 values (low
+ * nibble first), so a shape counts bytes; E8M0 is the MX block-scale format (see eval/lowp.h). */
+enum kf_dtype {
+	KF_DTYPE_F32, KF_DTYPE_BF16, KF_DTYPE_F16, KF_DTYPE_I32,
+	KF_DTYPE_I8, KF_DTYPE_U8, KF_DTYPE_BOOL, KF_DTYPE_I64,
+	KF_DTYPE_FP8_E4M3, KF_DTYPE_FP8_E5M2, KF_DTYPE_FP4_E2M1X2, KF_DTYPE_E8M0,
+	KF_DTYPE_COUNT
+};
+const char *kf_dtype_name(enum kf_dtype d); /* "f32", "bf16", "f16", "i32", "i8", ... */
 int kf_dtype_parse(const char *s, enum kf_dtype *out);
 size_t kf_dtype_size(enum kf_dtype d);
+bool kf_dtype_is_int(enum kf_dtype d);   /* i32, i8, u8, bool, i64: drawn by the int distribution */
+bool kf_dtype_is_float(enum kf_dtype d); /* f32, bf16, f16, fp8_*, fp4_e2m1x2 */
 
 /* How the judge draws one tensor's values. */
 enum kf_dist_kind {

@@ -19,6 +19,7 @@
 #include "common/fs.h"
 #include "common/rng.h"
 #include "eval/abi.h"
+#include "eval/lowp.h"
 #include "eval/tensor.h"
 
 #define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
@@ -624,6 +625,113 @@ Test(abi, generated_bf16_and_f16_conversions_are_exact)
 			  a, b);
 	}
 	dlclose(so);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+/* ---- format v2 dtypes in the generated headers ---- */
+
+static const char lowp_spec[] =
+	"{\"name\": \"lowp\", \"level\": 1, \"description\": \"every v2 dtype\", \"symbols\": [\"n\"],\n"
+	" \"inputs\": [\n"
+	"  {\"name\": \"a\", \"dtype\": \"i8\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": -5, \"hi\": 5}},\n"
+	"  {\"name\": \"b\", \"dtype\": \"u8\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 255}},\n"
+	"  {\"name\": \"m\", \"dtype\": \"bool\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 1}},\n"
+	"  {\"name\": \"w\", \"dtype\": \"i64\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 9}},\n"
+	"  {\"name\": \"p\", \"dtype\": \"fp8_e4m3\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
+	"  {\"name\": \"q\", \"dtype\": \"fp8_e5m2\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
+	"  {\"name\": \"r\", \"dtype\": \"fp4_e2m1x2\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"uniform\", \"lo\": -6, \"hi\": 6}},\n"
+	"  {\"name\": \"s\", \"dtype\": \"e8m0\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": -2, \"hi\": 2}}],\n"
+	" \"outputs\": [{\"name\": \"y\", \"dtype\": \"i64\", \"shape\": [\"n\"]}, {\"name\": \"z\", \"dtype\": \"fp8_e4m3\", \"shape\": [\"n\"]}],\n"
+	" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 64}}, \"test\": [{\"n\": 8}], \"ragged\": [{\"n\": 7}], \"hidden\": [{\"n\": 9}]},\n"
+	" \"tolerance\": {\"i64\": {\"atol\": 0, \"rtol\": 0}, \"fp8_e4m3\": {\"atol\": 0.1, \"rtol\": 0.1}},\n"
+	" \"flops\": \"n\", \"reference\": {\"cpu\": \"x.c\"}, \"oracle\": \"o.c\", \"min_runtime_ms\": {\"cpu\": 1}}\n";
+
+typedef float (*code_to_float_fn)(uint8_t);
+typedef uint8_t (*float_to_code_fn)(float);
+
+static const char lowp_conv_source[] =
+	"float t_e4m3_to(uint8_t c) { return kf_fp8_e4m3_to_float(c); }\n"
+	"uint8_t t_e4m3_from(float f) { return kf_float_to_fp8_e4m3(f); }\n"
+	"float t_e5m2_to(uint8_t c) { return kf_fp8_e5m2_to_float(c); }\n"
+	"uint8_t t_e5m2_from(float f) { return kf_float_to_fp8_e5m2(f); }\n"
+	"float t_e2m1_to(uint8_t c) { return kf_fp4_e2m1_to_float(c); }\n"
+	"uint8_t t_e2m1_from(float f) { return kf_float_to_fp4_e2m1(f); }\n"
+	"float t_e8m0_to(uint8_t c) { return kf_e8m0_to_float(c); }\n"
+	"uint8_t t_e8m0_from(float f) { return kf_float_to_e8m0(f); }\n";
+
+Test(abi, headers_give_every_v2_dtype_a_storage_type)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("lowp.json", lowp_spec, strlen(lowp_spec), &t, &err), KF_OK, "%s", err.msg);
+	kf_buf p = KF_BUF_INIT;
+	kf_abi_prototype(t, KF_BACKEND_CPU, &p);
+	cr_expect_str_eq(p.data, "int kf_launch(const int8_t *a, const uint8_t *b, const bool *m, const int64_t *w, "
+				 "const kf_fp8_e4m3 *p, const kf_fp8_e5m2 *q, const kf_fp4x2 *r, const kf_e8m0 *s, "
+				 "int64_t *y, kf_fp8_e4m3 *z, int n);");
+	kf_buf_reset(&p);
+	kf_abi_prototype(t, KF_BACKEND_CUDA, &p);
+	cr_expect_str_eq(p.data, "extern \"C\" int kf_launch(const signed char *a, const unsigned char *b, const bool *m, "
+				 "const long long *w, const __nv_fp8_e4m3 *p, const __nv_fp8_e5m2 *q, "
+				 "const __nv_fp4x2_e2m1 *r, const __nv_fp8_e8m0 *s, long long *y, __nv_fp8_e4m3 *z, int n, "
+				 "cudaStream_t stream);");
+	kf_buf_free(&p);
+	kf_task_free(t);
+}
+
+Test(abi, generated_fp8_fp4_and_e8m0_conversions_match_the_judges_exactly)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("lowp.json", lowp_spec, strlen(lowp_spec), &t, &err), KF_OK, "%s", err.msg);
+	struct scratch s;
+	char *log;
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	scratch_write(&s, "conv.c", lowp_conv_source);
+	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o conv.so conv.c", &log), 0, "%s", log);
+	free(log);
+	void *so = open_so(&s, "conv.so");
+	const char *names[4][2] = { { "t_e4m3_to", "t_e4m3_from" }, { "t_e5m2_to", "t_e5m2_from" },
+				    { "t_e2m1_to", "t_e2m1_from" }, { "t_e8m0_to", "t_e8m0_from" } };
+	code_to_float_fn lib_to[4] = { kf_fp8_e4m3_to_float, kf_fp8_e5m2_to_float, kf_fp4_e2m1_to_float, kf_e8m0_to_float };
+	float_to_code_fn lib_from[4] = { kf_float_to_fp8_e4m3, kf_float_to_fp8_e5m2, kf_float_to_fp4_e2m1,
+					 kf_float_to_e8m0 };
+	for (int k = 0; k < 4; k++) {
+		code_to_float_fn to = (code_to_float_fn)must_sym(so, names[k][0]);
+		float_to_code_fn from = (float_to_code_fn)must_sym(so, names[k][1]);
+		for (int c = 0; c < 256; c++)
+			cr_assert_eq(float_bits(to((uint8_t)c)), float_bits(lib_to[k]((uint8_t)c)), "%s(%#x)", names[k][0], c);
+		for (uint64_t u = 0; u < (1ull << 32); u += F32_BITS_STRIDE)
+			cr_assert_eq(from(bits_to_float((uint32_t)u)), lib_from[k](bits_to_float((uint32_t)u)), "%s(%#x)",
+				     names[k][1], (unsigned)u);
+	}
+	dlclose(so);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+Test(abi, a_cuda_header_with_every_v2_dtype_compiles_with_nvcc)
+{
+	if (access(NVCC, X_OK) != 0)
+		cr_skip_test("%s is not installed", NVCC);
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("lowp.json", lowp_spec, strlen(lowp_spec), &t, &err), KF_OK, "%s", err.msg);
+	struct scratch s;
+	scratch_open(&s);
+	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
+	char *log;
+	kf_abi_header(t, KF_BACKEND_CUDA, &h);
+	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
+	scratch_write(&s, "kf_task.h", h.data);
+	scratch_write(&s, "shim.cu", shim.data);
+	int rc = run_in(&s, NVCC " -c -x cu -Xcompiler -Wall,-Wextra,-Werror -include kf_task.h -o shim.o shim.cu", &log);
+	cr_expect_eq(rc, 0, "CUDA shim with fp8/fp4/e8m0 failed to compile:\n%s", log);
+	free(log);
+	kf_buf_free(&h);
+	kf_buf_free(&shim);
 	scratch_close(&s);
 	kf_task_free(t);
 }

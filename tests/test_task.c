@@ -497,7 +497,7 @@ Test(task, rejects_insane_distribution_parameters)
 	rejects("inputs[0].dist", "{\"kind\": \"ties\", \"lo\": 0, \"hi\": 1, \"levels\": 1}",
 		"inputs[0].dist.levels", "must be an integer between 2 and");
 	rejects("inputs[0].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 1}", "inputs[0].dist.kind",
-		"the int distribution is for i32 tensors only");
+		"the int distribution is for integer tensors");
 	rejects("inputs[2].dist", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1}",
 		"inputs[2].dist.kind", "i32 tensors take the int distribution");
 	rejects("inputs[2].dist.hi", "0.5", "inputs[2].dist.hi", "must be an integer between");
@@ -929,4 +929,27 @@ Test(task, finds_sources_under_the_suite_when_not_under_kforge_home)
 	kf_task_free(t);
 	kf_tasks_set_dir(NULL);
 	kf_rm_rf(dir);
+}
+
+Test(task, gives_each_v2_dtype_its_distribution_rules_and_rejects_packed_outputs)
+{
+	struct kf_task *t = accepts("inputs[2].dtype", "\"i64\"");
+	cr_expect_eq(t->tensors[2].dtype, KF_DTYPE_I64);
+	kf_task_free(t);
+	t = accepts("inputs[0].dtype", "\"fp8_e5m2\"");
+	cr_expect_eq(kf_dtype_size(t->tensors[0].dtype), 1);
+	cr_expect_eq(t->compute_dtype, KF_DTYPE_BF16, "the first input with an arithmetic dtype");
+	kf_task_free(t);
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"u8\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 256}}",
+		"inputs[2].dist.hi", "must be an integer between 0 and 255");
+	rejects("inputs[2].dtype", "\"bool\"", "inputs[2].dist.hi", "must be an integer between 0 and 1");
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i8\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"uniform\", \"lo\": 0, \"hi\": 1}}",
+		"inputs[2].dist.kind", "i8 tensors take the int distribution");
+	/* the stress variant's std 100 reaches 800, beyond fp8_e4m3's 448 */
+	rejects("inputs[0].dtype", "\"fp8_e4m3\"", "stress[0].inputs.A", "do not fit in fp8_e4m3");
+	rejects("inputs[0].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 3}", "inputs[0].dist.kind",
+		"the int distribution is for integer tensors");
+	rejects("outputs[0].dtype", "\"fp4_e2m1x2\"", "outputs[0].dtype", "is for inputs only");
+	rejects("outputs[0].dtype", "\"e8m0\"", "outputs[0].dtype", "is for inputs only");
+	rejects("inputs[2].dtype", "\"fp4\"", "inputs[2].dtype", "\"fp4\" is not a dtype (f32, bf16, f16, i32, i8, u8, bool, i64");
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/fs.h"
+#include "common/rng.h"
 #include "common/sha256.h"
 #include "eval/lowp.h"
 
@@ -733,6 +734,115 @@ static int load_symbols(struct loader *L, const cJSON *root)
 		snprintf(t->symbols[t->n_symbols++], KF_NAME_MAX, "%s", s);
 	}
 	return KF_OK;
+}
+
+/* ---- scalar parameters ---- */
+
+static int load_dist(struct loader *L, const cJSON *j, const char *where, enum kf_dtype dt, struct kf_dist *out);
+static int tensor_index(const struct kf_task *t, const char *name);
+
+static int load_scalar(struct loader *L, const cJSON *j, const char *where, struct kf_scalar *sc)
+{
+	static const char *const keys[] = { "name", "type", "value", "dist", NULL };
+	const cJSON *jn, *jt, *jv, *jd;
+	const char *name, *type;
+	char f[KF_FIELD_MAX], q[KF_QUOTE_MAX];
+	if (want_object(L, j, where) != KF_OK || check_keys(L, j, where, keys) != KF_OK ||
+	    member(L, j, where, "name", true, &jn) != KF_OK || member(L, j, where, "type", true, &jt) != KF_OK ||
+	    member(L, j, where, "value", false, &jv) != KF_OK || member(L, j, where, "dist", false, &jd) != KF_OK)
+		return L->err->code;
+	field_join(f, where, "name");
+	if (want_identifier(L, jn, f, &name) != KF_OK)
+		return L->err->code;
+	if (kf_task_symbol(L->t, name) >= 0 || tensor_index(L->t, name) >= 0)
+		return fail(L, f, "\"%s\" is already a symbol or tensor", name);
+	for (const struct kf_scalar *o = L->t->scalars; o < sc; o++)
+		if (!strcmp(o->name, name))
+			return fail(L, f, "duplicate scalar \"%s\"", name);
+	snprintf(sc->name, sizeof sc->name, "%s", name);
+	field_join(f, where, "type");
+	if (want_string(L, jt, f, &type) != KF_OK)
+		return L->err->code;
+	if (strcmp(type, "float") && strcmp(type, "int"))
+		return fail(L, f, "\"%s\" is not \"float\" or \"int\"", quote(type, q));
+	sc->is_float = !strcmp(type, "float");
+	if (!jv == !jd)
+		return fail(L, where, "give exactly one of \"value\" (fixed) and \"dist\" (drawn once per shape)");
+	if (jd) {
+		sc->drawn = true;
+		field_join(f, where, "dist");
+		return load_dist(L, jd, f, sc->is_float ? KF_DTYPE_F32 : KF_DTYPE_I32, &sc->dist);
+	}
+	field_join(f, where, "value");
+	if (sc->is_float)
+		return want_number(L, jv, f, &sc->value);
+	return want_expr(L, jv, f, &sc->int_expr);
+}
+
+static int load_scalars(struct loader *L, const cJSON *root)
+{
+	const cJSON *arr;
+	if (member(L, root, "", "scalars", false, &arr) != KF_OK)
+		return L->err->code;
+	if (!arr)
+		return KF_OK;
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > KF_MAX_SCALARS)
+		return fail(L, "scalars", "must be an array of at most %d scalar parameters", KF_MAX_SCALARS);
+	int rc = KF_OK;
+	for (const cJSON *j = arr->child; j; j = j->next) {
+		char f[KF_FIELD_MAX];
+		field_index(f, "scalars", L->t->n_scalars);
+		if (load_scalar(L, j, f, &L->t->scalars[L->t->n_scalars]) != KF_OK)
+			rc = KF_EINPUT;
+		L->t->n_scalars++;
+	}
+	return rc;
+}
+
+/* A draw from d seeded only by the shape and the scalar's index: every call at one shape sees the
+ * same value, and each shape (hidden ones included) its own. */
+static double scalar_draw(const struct kf_task *t, int k, const struct kf_shape *s)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)(k + 1);
+	for (int i = 0; i < t->n_symbols; i++)
+		h = (h ^ (uint64_t)s->v[i]) * 0x100000001b3ull, h ^= h >> 29;
+	kf_rng r;
+	kf_rng_seed(&r, h);
+	const struct kf_dist *d = &t->scalars[k].dist;
+	switch (d->kind) {
+	case KF_DIST_NORMAL:
+		return (float)(d->a + d->b * kf_rng_normal(&r));
+	case KF_DIST_INT:
+		return d->a + (double)kf_rng_below(&r, (uint64_t)(d->b - d->a + 1));
+	default:
+		return (float)(d->a + (d->b - d->a) * kf_rng_uniform(&r));
+	}
+}
+
+double kf_task_scalar(const struct kf_task *t, int k, const struct kf_shape *s)
+{
+	const struct kf_scalar *sc = &t->scalars[k];
+	int64_t v;
+	if (sc->drawn)
+		return scalar_draw(t, k, s);
+	if (sc->is_float)
+		return sc->value;
+	return expr_eval(t, sc->int_expr, s, &v, NULL) == KF_OK ? (double)v : 0;
+}
+
+int kf_task_call_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints)
+{
+	int n = 0;
+	for (int i = 0; i < t->n_symbols; i++)
+		ints[n++] = (long long)s->v[i];
+	for (int k = 0; k < t->n_scalars; k++) {
+		double v = kf_task_scalar(t, k, s);
+		if (t->scalars[k].is_float)
+			memcpy(&ints[n++], &v, sizeof v);
+		else
+			ints[n++] = (long long)v;
+	}
+	return n;
 }
 
 /* ---- constraints between symbols ---- */
@@ -1575,7 +1685,7 @@ static int load_root(struct loader *L, const cJSON *root)
 	static const char *const keys[] = {
 		"name", "level", "description", "symbols", "inputs", "outputs", "shapes", "stress",
 		"tolerance", "flops", "bytes", "sfu_ops", "compute_dtype", "reference", "oracle", "vendor_baseline", "policy",
-		"min_runtime_ms", "determinism", "constraints", NULL,
+		"min_runtime_ms", "determinism", "constraints", "scalars", NULL,
 	};
 	struct kf_task *t = L->t;
 	const cJSON *j;
@@ -1595,6 +1705,8 @@ static int load_root(struct loader *L, const cJSON *root)
 	bool shapes_ok = symbols_ok && load_shapes(L, root) == KF_OK;
 	if (symbols_ok)
 		load_constraints(L, root);
+	if (tensors_ok)
+		load_scalars(L, root);
 	if (tensors_ok) {
 		load_stress(L, root);
 		load_tolerance(L, root);
@@ -1738,6 +1850,8 @@ void kf_task_free(struct kf_task *t)
 		free(t->shapes[s]);
 	for (int b = 0; b < KF_BACKEND_COUNT; b++)
 		free(t->reference[b]);
+	for (int k = 0; k < KF_MAX_SCALARS; k++)
+		free(t->scalars[k].int_expr);
 	free(t->path);
 	free(t->description);
 	free(t->flops_expr);

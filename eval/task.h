@@ -15,6 +15,8 @@
 #define KF_MAX_SYMBOLS 12
 #define KF_MAX_DIMS 6
 #define KF_MAX_CONSTRAINTS 16
+#define KF_MAX_SCALARS 8
+#define KF_TASK_MAX_INTS (KF_MAX_SYMBOLS + KF_MAX_SCALARS) /* the ints a call passes: symbols, scalars */
 #define KF_CONSTRAINT_MAX 96 /* one constraint's text, e.g. "H % HKV == 0" */
 #define KF_MAX_STRESS 8
 #define KF_NAME_MAX 64
@@ -55,6 +57,17 @@ struct kf_dist {
 	 * the shape symbols (as real models initialise weights), so sums over it keep their spread
 	 * at every shape. */
 	char fan_in[KF_FAN_IN_MAX];
+};
+
+/* A scalar parameter, passed after the shape symbols: fixed (a number; for an int, an expression
+ * in the symbols) or drawn once per shape from dist (the same at every call at that shape). */
+struct kf_scalar {
+	char name[KF_NAME_MAX];
+	bool is_float;
+	bool drawn;
+	double value;    /* float, fixed */
+	char *int_expr;  /* int, fixed */
+	struct kf_dist dist; /* drawn */
 };
 
 struct kf_tensor {
@@ -98,6 +111,8 @@ struct kf_task {
 	int n_symbols;              /* integer shape symbols, in signature order */
 	char symbols[KF_MAX_SYMBOLS][KF_NAME_MAX];
 	int64_t symbol_min[KF_MAX_SYMBOLS]; /* 1, or 0 for a symbol declared with "min": 0 */
+	int n_scalars;              /* scalar parameters, after the symbols in the signature */
+	struct kf_scalar scalars[KF_MAX_SCALARS];
 	int n_constraints;          /* "lhs OP rhs" between symbols, checked at every shape */
 	char constraints[KF_MAX_CONSTRAINTS][KF_CONSTRAINT_MAX];
 	bool has_bench[KF_BACKEND_COUNT];
@@ -158,6 +173,11 @@ struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
+/* The scalar parameter k's value at shape s (drawn ones: a draw seeded by the shape and k). */
+double kf_task_scalar(const struct kf_task *t, int k, const struct kf_shape *s);
+/* Fills ints[] for a call at s: the symbols, then each scalar (an int's value, a float's double
+ * bit pattern: the shim turns it back). Returns how many (at most KF_TASK_MAX_INTS). */
+int kf_task_call_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints);
 /* Every constraint holds at s; otherwise KF_EINPUT naming it, *failed its index. */
 int kf_task_check_constraints(const struct kf_task *t, const struct kf_shape *s, int *failed, kf_err *err);
 /* Index of the symbol or -1. */

@@ -373,11 +373,10 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 			return err->code;
 	if (tr->ops->sync(tr->area, err) != KF_OK)
 		return err->code;
-	long long ints[KF_MAX_SYMBOLS];
-	for (int i = 0; i < t->n_symbols; i++)
-		ints[i] = (long long)s->v[i];
+	long long ints[KF_TASK_MAX_INTS];
+	int n_ints = kf_task_call_ints(t, s, ints);
 	struct kf_call_result cr;
-	if (kf_runner_call(tr->runner, tr->off, n_tensors(t), ints, t->n_symbols, &cr, err) != KF_OK)
+	if (kf_runner_call(tr->runner, tr->off, n_tensors(t), ints, n_ints, &cr, err) != KF_OK)
 		return err->code;
 	if (cr.status == KF_CALL_DIED) {
 		kf_runner_stop(tr->runner);
@@ -420,9 +419,8 @@ static int compute_expected(struct kf_trials *tr, const struct kf_shape *s, kf_e
 	const struct kf_task *t = tr->t;
 	if (load_trusted_pair(tr, err) != KF_OK)
 		return err->code;
-	long long ints[KF_MAX_SYMBOLS];
-	for (int i = 0; i < t->n_symbols; i++)
-		ints[i] = (long long)s->v[i];
+	long long ints[KF_TASK_MAX_INTS];
+	kf_task_call_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	int rc;
 	bool oracle = kf_judge_uses_oracle(t, s);

@@ -24,7 +24,6 @@
 
 #define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
 #define NVCC "/usr/local/cuda/bin/nvcc"
-#define TIES_JITTER 1e-3   /* as eval/tensor.c draws near-ties: +- 1e-3 * max(|v|, 1) */
 #define CHECK_SEED 20240601u
 #define F32_BITS_STRIDE 251u /* float bit patterns checked: every 251st of 2^32 */
 
@@ -154,32 +153,13 @@ static kf_shim_call_fn build_oracle(const struct scratch *s, const struct kf_tas
 
 /* ---- drawing inputs and comparing outputs ---- */
 
-static double draw(kf_rng *r, const struct kf_dist *d)
-{
-	switch (d->kind) {
-	case KF_DIST_NORMAL:
-		return d->a + d->b * kf_rng_normal(r);
-	case KF_DIST_UNIFORM:
-		return d->a + (d->b - d->a) * kf_rng_uniform(r);
-	case KF_DIST_TIES: {
-		double level = (double)kf_rng_below(r, (uint64_t)d->levels) / (d->levels - 1);
-		double v = d->a + (d->b - d->a) * level;
-		return v + TIES_JITTER * fmax(fabs(v), 1.0) * (2.0 * kf_rng_uniform(r) - 1.0);
-	}
-	case KF_DIST_INT:
-		return d->a + (double)kf_rng_below(r, (uint64_t)(d->b - d->a + 1));
-	}
-	return 0;
-}
-
-/* Stores v in dtype d at element i; returns the stored value exactly, as a double. */
 /* One evaluation: typed buffers for the candidate, double buffers for the oracle. */
 struct trial {
 	int n;
 	int64_t numel[KF_MAX_TENSORS];
 	void *typed[KF_MAX_TENSORS], *copy[KF_MAX_TENSORS];
 	double *exact[KF_MAX_TENSORS];
-	long long ints[KF_MAX_SYMBOLS];
+	long long ints[KF_TASK_MAX_INTS];
 };
 
 static void trial_init(struct trial *tr, const struct kf_task *t, const struct kf_shape *s,
@@ -189,8 +169,8 @@ static void trial_init(struct trial *tr, const struct kf_task *t, const struct k
 	kf_rng_seed(&r, seed);
 	memset(tr, 0, sizeof *tr);
 	tr->n = t->n_inputs + t->n_outputs;
-	for (int k = 0; k < t->n_symbols; k++)
-		tr->ints[k] = s->v[k];
+	kf_task_call_ints(t, s, tr->ints);
+	struct kf_sampler *sampler = kf_sampler_new();
 	for (int i = 0; i < tr->n; i++) {
 		const struct kf_tensor *x = &t->tensors[i];
 		size_t bytes;
@@ -202,12 +182,14 @@ static void trial_init(struct trial *tr, const struct kf_task *t, const struct k
 			memset(tr->typed[i], 0xff, bytes); /* NaN in every float format */
 			continue;
 		}
+		/* the judge's own draws (every distribution and generator), exactly as doubles */
 		const struct kf_dist d = kf_task_dist(t, i, st, s);
-		for (int64_t e = 0; e < tr->numel[i]; e++)
-			tr->exact[i][e] = kf_tensor_set(x->dtype, tr->typed[i], e, draw(&r, &d));
+		kf_tensor_fill(sampler, &r, &d, x->dtype, tr->typed[i], tr->numel[i]);
+		kf_tensor_to_double(x->dtype, tr->typed[i], tr->exact[i], tr->numel[i]);
 		tr->copy[i] = kf_xmalloc(bytes);
 		memcpy(tr->copy[i], tr->typed[i], bytes);
 	}
+	kf_sampler_free(sampler);
 }
 
 static void trial_free(struct trial *tr)
@@ -259,7 +241,9 @@ static void compare(const struct trial *tr, const struct kf_task *t, const char 
 		}
 		if (!check_posed)
 			continue;
-		cr_assert(lo_max > hi_min, "%s: a constant output would pass (ill-posed task)", what);
+		/* a one-element output (a loss) is its own constant: kforge tasks --check checks that
+		 * it moves with the inputs instead */
+		cr_assert(tr->numel[i] == 1 || lo_max > hi_min, "%s: a constant output would pass (ill-posed task)", what);
 		for (int in = 0; in < t->n_inputs; in++)
 			cr_assert(tr->numel[in] != tr->numel[i] || copy_fails[in],
 				  "%s: a copy of input %s would pass as output %s (ill-posed task)", what,
@@ -732,6 +716,54 @@ Test(abi, a_cuda_header_with_every_v2_dtype_compiles_with_nvcc)
 	free(log);
 	kf_buf_free(&h);
 	kf_buf_free(&shim);
+	scratch_close(&s);
+	kf_task_free(t);
+}
+
+Test(abi, scalar_parameters_follow_the_symbols_as_float_or_int)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	const char *spec =
+		"{\"name\": \"sc\", \"level\": 1, \"description\": \"y = alpha*x\", \"symbols\": [\"n\"],\n"
+		" \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}}],\n"
+		" \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],\n"
+		" \"scalars\": [{\"name\": \"alpha\", \"type\": \"float\", \"value\": 0.5}, {\"name\": \"k\", \"type\": \"int\", \"value\": \"n/2\"}],\n"
+		" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 64}}, \"test\": [{\"n\": 8}], \"ragged\": [{\"n\": 7}], \"hidden\": [{\"n\": 9}]},\n"
+		" \"tolerance\": {\"f32\": {\"atol\": 0, \"rtol\": 0}}, \"flops\": \"n\", \"reference\": {\"cpu\": \"x.c\"}, \"oracle\": \"o.c\",\n"
+		" \"min_runtime_ms\": {\"cpu\": 1}}\n";
+	cr_assert_eq(kf_task_parse("sc.json", spec, strlen(spec), &t, &err), KF_OK, "%s", err.msg);
+	kf_buf p = KF_BUF_INIT;
+	kf_abi_prototype(t, KF_BACKEND_CPU, &p);
+	cr_expect_str_eq(p.data, "int kf_launch(const float *x, float *y, int n, float alpha, int k);");
+	kf_buf_reset(&p);
+	kf_abi_oracle_header(t, &p);
+	cr_expect_not_null(strstr(p.data, "int kf_oracle(const double *x, double *y, int n, double alpha, int k);"), "%s", p.data);
+	kf_buf_reset(&p);
+	kf_abi_header(t, KF_BACKEND_CPU, &p);
+	cr_expect_not_null(strstr(p.data, "alpha    float = 0.5"), "%s", p.data);
+	cr_expect_not_null(strstr(p.data, "k        int   = n/2"), "%s", p.data);
+	kf_buf_free(&p);
+
+	/* the shim turns the double's bits back into the float argument */
+	struct scratch s;
+	char *log;
+	void *so;
+	scratch_open(&s);
+	write_cpu_abi(&s, t);
+	scratch_write(&s, "cand.c", "int kf_launch(const float *x, float *y, int n, float alpha, int k)\n"
+				    "{ for (int i = 0; i < n; i++) y[i] = alpha * x[i] + (float)k; return 0; }\n");
+	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o cand.so cand.c shim.c", &log), 0, "%s", log);
+	free(log);
+	so = open_so(&s, "cand.so");
+	kf_shim_call_fn call = (kf_shim_call_fn)must_sym(so, KF_SHIM_CALL_SYMBOL);
+	float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, y[8];
+	long long ints[KF_TASK_MAX_INTS];
+	kf_task_call_ints(t, &t->shapes[KF_SET_TEST][0], ints);
+	void *bufs[2] = { x, y };
+	cr_assert_eq(call(bufs, ints, NULL), 0);
+	cr_expect_eq(y[3], 0.5f * 4 + 4);
+	dlclose(so);
 	scratch_close(&s);
 	kf_task_free(t);
 }

@@ -953,3 +953,29 @@ Test(task, gives_each_v2_dtype_its_distribution_rules_and_rejects_packed_outputs
 	rejects("outputs[0].dtype", "\"e8m0\"", "outputs[0].dtype", "is for inputs only");
 	rejects("inputs[2].dtype", "\"fp4\"", "inputs[2].dtype", "\"fp4\" is not a dtype (f32, bf16, f16, i32, i8, u8, bool, i64");
 }
+
+Test(task, passes_scalar_parameters_after_the_symbols_fixed_or_drawn_per_shape)
+{
+	struct kf_task *t = accepts("scalars", "[{\"name\": \"eps\", \"type\": \"float\", \"value\": 1e-5},"
+					       " {\"name\": \"kh\", \"type\": \"int\", \"value\": \"K/2\"},"
+					       " {\"name\": \"alpha\", \"type\": \"float\", \"dist\": {\"kind\": \"uniform\", \"lo\": 1, \"hi\": 2}}]");
+	cr_assert_eq(t->n_scalars, 3);
+	long long ints[KF_TASK_MAX_INTS];
+	const struct kf_shape *s = &t->shapes[KF_SET_TEST][0];
+	cr_assert_eq(kf_task_call_ints(t, s, ints), 6);
+	cr_expect_eq(ints[0], 64);
+	double eps, alpha, again;
+	memcpy(&eps, &ints[3], sizeof eps);
+	cr_expect_eq(eps, 1e-5);
+	cr_expect_eq(ints[4], 32);
+	memcpy(&alpha, &ints[5], sizeof alpha);
+	cr_expect(alpha >= 1 && alpha < 2, "%g", alpha);
+	again = kf_task_scalar(t, 2, s);
+	cr_expect_eq(alpha, again, "a drawn scalar is the same at every call at one shape");
+	cr_expect_neq(alpha, kf_task_scalar(t, 2, &t->shapes[KF_SET_TEST][1]), "and differs across shapes");
+	kf_task_free(t);
+	rejects("scalars", "[{\"name\": \"M\", \"type\": \"float\", \"value\": 1}]", "scalars[0].name", "already a symbol or tensor");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"double\", \"value\": 1}]", "scalars[0].type", "is not \"float\" or \"int\"");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"float\"}]", "scalars[0]", "exactly one of \"value\"");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"int\", \"value\": \"Q\"}]", "scalars[0].value", "unknown symbol 'Q'");
+}

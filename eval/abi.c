@@ -349,14 +349,55 @@ static void add_dist(const struct kf_dist *d, kf_buf *out)
 			    d->fan_in, d->fan_in[0] ? ")" : "");
 		break;
 	case KF_DIST_UNIFORM:
-		kf_buf_addf(out, "uniform in [%g, %g)", d->a, d->b);
+		kf_buf_addf(out, "uniform in [%g, %g)%s%s%s", d->a, d->b, d->fan_in[0] ? "/sqrt(" : "", d->fan_in,
+			    d->fan_in[0] ? ")" : "");
 		break;
 	case KF_DIST_TIES:
 		kf_buf_addf(out, "near-ties: %d levels in [%g, %g], slightly jittered", d->levels, d->a,
 			    d->b);
 		break;
 	case KF_DIST_INT:
-		kf_buf_addf(out, "integers in [%g, %g]", d->a, d->b);
+		if (d->lo_expr[0] || d->hi_expr[0])
+			kf_buf_addf(out, "integers in [%s, %s]", d->lo_expr[0] ? d->lo_expr : "", d->hi_expr[0] ? d->hi_expr : "");
+		else
+			kf_buf_addf(out, "integers in [%g, %g]", d->a, d->b);
+		if (d->lo_expr[0] && !d->hi_expr[0])
+			kf_buf_addf(out, " (hi %g)", d->b);
+		if (!d->lo_expr[0] && d->hi_expr[0])
+			kf_buf_addf(out, " (lo %g)", d->a);
+		break;
+	case KF_DIST_CONSTANT:
+		kf_buf_addf(out, "constant %g", d->a);
+		break;
+	case KF_DIST_CHOICE:
+		kf_buf_adds(out, "each one of {");
+		for (int i = 0; i < d->n_choices; i++)
+			kf_buf_addf(out, "%s%g", i ? ", " : "", d->choices[i]);
+		kf_buf_adds(out, "}");
+		break;
+	case KF_DIST_NORMALIZED_ROWS:
+		kf_buf_addf(out, "rows of %s normal draws scaled to unit L2 norm", d->row_expr);
+		break;
+	case KF_DIST_PERMUTATION:
+		kf_buf_addf(out, "each row of %s a permutation of 0..%s-1", d->row_expr[0] ? d->row_expr : "all",
+			    d->row_expr[0] ? d->row_expr : "n");
+		break;
+	case KF_DIST_SORTED_OFFSETS:
+		kf_buf_addf(out, "sorted segment offsets from 0 to %s", d->range_expr);
+		break;
+	case KF_DIST_TOPK_INDICES:
+		kf_buf_addf(out, "rows of %s distinct indices in [0, %s) (top-k routing)", d->row_expr, d->range_expr);
+		break;
+	case KF_DIST_TOPK_WEIGHTS:
+		kf_buf_addf(out, "rows of %s positive weights summing to 1", d->row_expr);
+		break;
+	case KF_DIST_PAGE_TABLE:
+		kf_buf_addf(out, "distinct page numbers in [0, %s) (a paged-KV page table)", d->range_expr);
+		break;
+	case KF_DIST_BLOCK_SCALES:
+		kf_buf_addf(out, "block scales 2^k, k an integer in [%g, %g]", d->a, d->b);
+		break;
+	case KF_DIST_COUNT:
 		break;
 	}
 }
@@ -448,6 +489,11 @@ static void add_work_and_tolerance(const struct kf_task *t, kf_buf *out)
 		kf_buf_addf(out, "%s bytes moved.\n", t->bytes_expr);
 	else
 		kf_buf_adds(out, "each input read once and each output written once.\n");
+	for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++)
+		if (t->tensors[i].tol.set && (t->tensors[i].tol.atol != t->tol[t->tensors[i].dtype].atol ||
+					      t->tensors[i].tol.rtol != t->tol[t->tensors[i].dtype].rtol))
+			kf_buf_addf(out, " * Tolerance (output %s): |out - ref| <= %g + %g * |ref| for every element.\n",
+				    t->tensors[i].name, t->tensors[i].tol.atol, t->tensors[i].tol.rtol);
 	for (int d = 0; d < KF_DTYPE_COUNT; d++)
 		if (t->tol[d].set)
 			kf_buf_addf(out, " * Tolerance (%s outputs): |out - ref| <= %g + %g * |ref| for every element;\n"
@@ -458,6 +504,10 @@ static void add_work_and_tolerance(const struct kf_task *t, kf_buf *out)
 static void add_rules(const struct kf_task *t, enum kf_backend b, kf_buf *out)
 {
 	const struct abi_backend *be = &backends[b];
+	if (t->workspace_expr && b == KF_BACKEND_CUDA)
+		kf_buf_addf(out, " * Workspace: the kernel may use up to %s bytes of scratch device memory at a shape\n"
+				 " *   (%lld at the benchmark shape), allocated once in kf_init.\n",
+			    t->workspace_expr, (long long)kf_task_workspace(t, &t->bench[b]));
 	kf_buf_addf(out, " * Rules:\n"
 			 " *  - kf_launch returns 0 on success, non-zero on failure.\n"
 			 " *  - Never write to the inputs. Write every element of every output (outputs\n"

@@ -380,7 +380,7 @@ static void note_error(struct judge *j, const struct kf_cmp *c)
 
 struct kf_tolerance kf_judge_tolerance(const struct kf_task *t, int i, bool oracle)
 {
-	struct kf_tolerance tol = t->tol[t->tensors[i].dtype];
+	struct kf_tolerance tol = kf_task_tolerance(t, i);
 	if (!oracle) {
 		tol.atol *= KF_REFERENCE_TOL_FACTOR;
 		tol.rtol *= KF_REFERENCE_TOL_FACTOR;
@@ -591,7 +591,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		const struct kf_tensor *ten = &t->tensors[i];
 		int64_t n = kf_task_numel(t, i, s);
-		struct kf_tolerance tol = t->tol[ten->dtype];
+		struct kf_tolerance tol = kf_task_tolerance(t, i);
 		int copied = -1;
 		enum kf_trivial tv = kf_trivial_output(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, ins, in_dt, in_n,
 						       t->n_inputs, &copied);
@@ -679,7 +679,7 @@ static void check_repeat(struct judge *j, const struct trial *tr, const char *ct
 		}
 		kf_tensor_to_double(ten->dtype, j->s->keep[i], j->s->dval[i], n);
 		struct kf_cmp c;
-		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, t->tol[ten->dtype], &c);
+		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, kf_task_tolerance(t, i), &c);
 		if (!c.pass) {
 			reject(j, KF_V_NONDETERMINISTIC, "output '%s'[%lld] was %.9g in one run and %.9g in another on the same inputs %s",
 			       ten->name, (long long)c.first_bad, c.want, c.got, ctx);
@@ -1308,7 +1308,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 		for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
 			const struct kf_tensor *ten = &t->tensors[i];
 			int64_t n = kf_task_numel(t, i, s);
-			struct kf_tolerance tol = t->tol[ten->dtype];
+			struct kf_tolerance tol = kf_task_tolerance(t, i);
 			if (seed == 1) {
 				struct kf_cmp c;
 				void *typed = kf_xmalloc((size_t)n * kf_dtype_size(ten->dtype));

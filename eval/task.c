@@ -305,6 +305,11 @@ int kf_task_eval(const struct kf_task *t, const char *expr, const struct kf_shap
 	return KF_OK;
 }
 
+struct kf_tolerance kf_task_tolerance(const struct kf_task *t, int i)
+{
+	return t->tensors[i].tol;
+}
+
 int kf_task_symbol(const struct kf_task *t, const char *name)
 {
 	for (int i = 0; i < t->n_symbols; i++)
@@ -314,6 +319,12 @@ int kf_task_symbol(const struct kf_task *t, const char *name)
 }
 
 /* -1 when a dimension does not evaluate or the product overflows. */
+int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s)
+{
+	int64_t v;
+	return t->workspace_expr && expr_eval(t, t->workspace_expr, s, &v, NULL) == KF_OK ? v : 0;
+}
+
 int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape *s)
 {
 	const struct kf_tensor *x = &t->tensors[tensor];
@@ -326,16 +337,32 @@ int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape
 	return n;
 }
 
+/* Resolves an expression of a distribution at s; false when it does not evaluate there (the loader
+ * checked every shape of the spec). */
+static bool dist_expr(const struct kf_task *t, const char *text, const struct kf_shape *s, int64_t *out)
+{
+	return text[0] && expr_eval(t, text, s, out, NULL) == KF_OK;
+}
+
 struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_stress *st,
 			    const struct kf_shape *s)
 {
 	struct kf_dist d = st && st->overrides[input] ? st->dist[input] : t->tensors[input].dist;
-	int64_t fan_in;
-	/* The loader checked the fan-in at every shape of the spec; a shape where it fails to
-	 * evaluate keeps the std as written. */
-	if (d.fan_in[0] && expr_eval(t, d.fan_in, s, &fan_in, NULL) == KF_OK && fan_in >= 1)
-		d.b /= sqrt((double)fan_in);
-	d.fan_in[0] = '\0';
+	int64_t v;
+	if (dist_expr(t, d.fan_in, s, &v) && v >= 1) {
+		double scale = sqrt((double)v);
+		if (d.kind == KF_DIST_NORMAL)
+			d.b /= scale;
+		else
+			d.a /= scale, d.b /= scale;
+	}
+	if (dist_expr(t, d.lo_expr, s, &v))
+		d.a = (double)v;
+	if (dist_expr(t, d.hi_expr, s, &v))
+		d.b = (double)v;
+	d.row = dist_expr(t, d.row_expr, s, &v) ? v : kf_task_numel(t, input, s);
+	d.range = dist_expr(t, d.range_expr, s, &v) ? v : 0;
+	d.fan_in[0] = d.lo_expr[0] = d.hi_expr[0] = d.row_expr[0] = d.range_expr[0] = '\0';
 	return d;
 }
 
@@ -951,34 +978,91 @@ static int check_magnitude(struct loader *L, const char *field, enum kf_dtype dt
 	return KF_OK;
 }
 
-static int load_fan_in(struct loader *L, const cJSON *j, const char *where, struct kf_dist *out)
+/* An optional expression member (fan_in, row, k, total, range) copied into out. */
+static int load_small_expr(struct loader *L, const cJSON *j, const char *where, const char *key, bool required,
+			   char out[KF_FAN_IN_MAX])
 {
 	const cJSON *jf;
 	char f[KF_FIELD_MAX];
 	char *text;
-	if (member(L, j, where, "fan_in", false, &jf) != KF_OK)
+	if (member(L, j, where, key, required, &jf) != KF_OK)
 		return L->err->code;
 	if (!jf)
 		return KF_OK;
-	field_join(f, where, "fan_in");
+	field_join(f, where, key);
 	if (want_expr(L, jf, f, &text) != KF_OK)
 		return L->err->code;
 	size_t n = strlen(text);
-	if (n < sizeof out->fan_in)
-		memcpy(out->fan_in, text, n + 1);
+	if (n < KF_FAN_IN_MAX)
+		memcpy(out, text, n + 1);
 	free(text);
-	if (n >= sizeof out->fan_in)
+	if (n >= KF_FAN_IN_MAX)
 		return fail(L, f, "longer than %d characters", KF_FAN_IN_MAX - 1);
 	return KF_OK;
+}
+
+/* An int bound: a literal within [lo, hi], or an expression in the symbols checked at each shape. */
+static int load_int_bound(struct loader *L, const cJSON *j, const char *field, int64_t lo, int64_t hi, double *out,
+			  char expr[KF_FAN_IN_MAX])
+{
+	int64_t v;
+	if (cJSON_IsString(j)) {
+		char *text;
+		if (want_expr(L, j, field, &text) != KF_OK)
+			return L->err->code;
+		size_t n = strlen(text);
+		snprintf(expr, KF_FAN_IN_MAX, "%s", text);
+		free(text);
+		if (n >= KF_FAN_IN_MAX)
+			return fail(L, field, "longer than %d characters", KF_FAN_IN_MAX - 1);
+		*out = 0;
+		return KF_OK;
+	}
+	if (want_int(L, j, field, lo, hi, &v) != KF_OK)
+		return L->err->code;
+	*out = (double)v;
+	return KF_OK;
+}
+
+static const char *const dist_names[KF_DIST_COUNT] = {
+	"normal", "uniform", "ties", "int", "constant", "choice", "normalized_rows", "permutation",
+	"sorted_offsets", "topk_indices", "topk_weights", "page_table", "block_scales",
+};
+
+/* Which dtypes a kind may fill: integer-valued generators need i32 or i64 (indices). */
+static const char *dist_dtype_error(enum kf_dist_kind k, enum kf_dtype dt)
+{
+	bool index = dt == KF_DTYPE_I32 || dt == KF_DTYPE_I64;
+	switch (k) {
+	case KF_DIST_INT:
+		return kf_dtype_is_int(dt) ? NULL : "the int distribution is for integer tensors (i32, i8, u8, bool, i64, e8m0) only";
+	case KF_DIST_PERMUTATION:
+	case KF_DIST_SORTED_OFFSETS:
+	case KF_DIST_TOPK_INDICES:
+	case KF_DIST_PAGE_TABLE:
+		return index ? NULL : "this generator makes indices: i32 or i64 tensors only";
+	case KF_DIST_CONSTANT:
+	case KF_DIST_CHOICE:
+		return NULL;
+	case KF_DIST_BLOCK_SCALES:
+		return kf_dtype_is_float(dt) || dt == KF_DTYPE_E8M0 ? NULL : "block scales are for float or e8m0 tensors";
+	default:
+		return kf_dtype_is_float(dt) ? NULL : "int";
+	}
 }
 
 static int load_dist(struct loader *L, const cJSON *j, const char *where, enum kf_dtype dt,
 		     struct kf_dist *out)
 {
-	static const char *const normal_keys[] = { "kind", "mean", "std", "fan_in", NULL };
-	static const char *const range_keys[] = { "kind", "lo", "hi", NULL };
-	static const char *const ties_keys[] = { "kind", "lo", "hi", "levels", NULL };
-	static const char *const kinds[] = { "normal", "uniform", "ties", "int" };
+	static const char *const keys[KF_DIST_COUNT][5] = {
+		{ "kind", "mean", "std", "fan_in", NULL }, { "kind", "lo", "hi", "fan_in", NULL },
+		{ "kind", "lo", "hi", "levels", NULL },    { "kind", "lo", "hi", NULL },
+		{ "kind", "value", NULL },                 { "kind", "values", NULL },
+		{ "kind", "row", NULL },                   { "kind", "row", NULL },
+		{ "kind", "total", NULL },                 { "kind", "k", "range", NULL },
+		{ "kind", "k", NULL },                     { "kind", "range", NULL },
+		{ "kind", "lo", "hi", NULL },
+	};
 	const cJSON *kind_j;
 	const char *kind;
 	char f[KF_FIELD_MAX], q[KF_QUOTE_MAX];
@@ -989,44 +1073,108 @@ static int load_dist(struct loader *L, const cJSON *j, const char *where, enum k
 	if (want_string(L, kind_j, f, &kind) != KF_OK)
 		return L->err->code;
 	int k = 0;
-	while (k < (int)(sizeof kinds / sizeof *kinds) && strcmp(kind, kinds[k]))
+	while (k < KF_DIST_COUNT && strcmp(kind, dist_names[k]))
 		k++;
-	if (k == (int)(sizeof kinds / sizeof *kinds))
-		return fail(L, f, "\"%s\" is not a distribution (normal, uniform, ties, int)",
+	if (k == KF_DIST_COUNT)
+		return fail(L, f, "\"%s\" is not a distribution (normal, uniform, ties, int, constant, choice, normalized_rows, permutation, sorted_offsets, topk_indices, topk_weights, page_table, block_scales)",
 			    quote(kind, q));
 	out->kind = (enum kf_dist_kind)k;
-	if (out->kind != KF_DIST_INT && kf_dtype_is_int(dt))
+	const char *bad = dist_dtype_error(out->kind, dt);
+	if (bad && !strcmp(bad, "int"))
 		return fail(L, f, "%s tensors take the int distribution", kf_dtype_name(dt));
-	if (out->kind == KF_DIST_INT && !kf_dtype_is_int(dt))
-		return fail(L, f, "the int distribution is for integer tensors (i32, i8, u8, bool, i64, e8m0) only");
+	if (bad)
+		return fail(L, f, "%s", bad);
+	if (check_keys(L, j, where, keys[k]) != KF_OK)
+		return L->err->code;
+
+	const cJSON *ja, *jb;
+	char fa[KF_FIELD_MAX], fb[KF_FIELD_MAX];
+	switch (out->kind) {
+	case KF_DIST_CONSTANT: {
+		field_join(fa, where, "value");
+		if (member(L, j, where, "value", true, &ja) != KF_OK || want_number(L, ja, fa, &out->a) != KF_OK)
+			return L->err->code;
+		out->n_choices = 1;
+		out->choices[0] = out->a;
+		break;
+	}
+	case KF_DIST_CHOICE: {
+		field_join(fa, where, "values");
+		if (member(L, j, where, "values", true, &ja) != KF_OK)
+			return L->err->code;
+		int n = cJSON_GetArraySize(ja);
+		if (!cJSON_IsArray(ja) || n < 1 || n > KF_MAX_CHOICES)
+			return fail(L, fa, "must be an array of 1 to %d numbers", KF_MAX_CHOICES);
+		for (const cJSON *c = ja->child; c; c = c->next) {
+			char fc[KF_FIELD_MAX];
+			field_index(fc, fa, out->n_choices);
+			if (want_number(L, c, fc, &out->choices[out->n_choices]) != KF_OK)
+				return L->err->code;
+			out->n_choices++;
+		}
+		break;
+	}
+	case KF_DIST_NORMALIZED_ROWS:
+	case KF_DIST_PERMUTATION:
+		return load_small_expr(L, j, where, "row", out->kind == KF_DIST_NORMALIZED_ROWS, out->row_expr);
+	case KF_DIST_SORTED_OFFSETS:
+		return load_small_expr(L, j, where, "total", true, out->range_expr);
+	case KF_DIST_TOPK_INDICES:
+		if (load_small_expr(L, j, where, "range", true, out->range_expr) != KF_OK)
+			return L->err->code;
+		__attribute__((fallthrough)); /* k is the row, as for the weights */
+	case KF_DIST_TOPK_WEIGHTS:
+		return load_small_expr(L, j, where, "k", true, out->row_expr);
+	case KF_DIST_PAGE_TABLE:
+		return load_small_expr(L, j, where, "range", true, out->range_expr);
+	default:
+		break;
+	}
+	if (out->kind == KF_DIST_CONSTANT || out->kind == KF_DIST_CHOICE) {
+		/* every value must be one the dtype holds: integers within an integer type's bounds */
+		for (int i = 0; i < out->n_choices; i++) {
+			double v = out->choices[i];
+			char fv[KF_FIELD_MAX];
+			if (out->kind == KF_DIST_CHOICE)
+				field_index(fv, fa, i);
+			else
+				snprintf(fv, sizeof fv, "%s", fa);
+			if (kf_dtype_is_int(dt) && (v != floor(v) || v < dtype_min[dt] || v > dtype_max[dt]))
+				return fail(L, fv, "%g is not a %s value (integers %g to %g)", v, kf_dtype_name(dt), dtype_min[dt],
+					    dtype_max[dt]);
+			if (check_magnitude(L, fv, dt, fabs(v)) != KF_OK)
+				return L->err->code;
+		}
+		return KF_OK;
+	}
 
 	const char *ka = out->kind == KF_DIST_NORMAL ? "mean" : "lo";
 	const char *kb = out->kind == KF_DIST_NORMAL ? "std" : "hi";
-	const cJSON *ja, *jb;
-	const char *const *keys = out->kind == KF_DIST_NORMAL ? normal_keys
-				  : out->kind == KF_DIST_TIES ? ties_keys
-							      : range_keys;
-	if (check_keys(L, j, where, keys) != KF_OK || member(L, j, where, ka, true, &ja) != KF_OK ||
-	    member(L, j, where, kb, true, &jb) != KF_OK)
+	if (member(L, j, where, ka, true, &ja) != KF_OK || member(L, j, where, kb, true, &jb) != KF_OK)
 		return L->err->code;
-	char fa[KF_FIELD_MAX], fb[KF_FIELD_MAX];
 	field_join(fa, where, ka);
 	field_join(fb, where, kb);
-	if (out->kind == KF_DIST_INT) {
-		int64_t a, b;
-		/* within the tensor's type (e8m0: the exponent of the scale 2^k) */
-		int64_t lo = (int64_t)dtype_min[dt], hi = (int64_t)dtype_max[dt];
-		if (want_int(L, ja, fa, lo, hi, &a) != KF_OK || want_int(L, jb, fb, lo, hi, &b) != KF_OK)
+	if (out->kind == KF_DIST_INT || out->kind == KF_DIST_BLOCK_SCALES) {
+		/* within the tensor's type (e8m0 and block scales: the exponent of the scale 2^k) */
+		bool exps = out->kind == KF_DIST_BLOCK_SCALES || dt == KF_DTYPE_E8M0;
+		int64_t lo = exps ? KF_E8M0_MIN_EXP : (int64_t)dtype_min[dt], hi = exps ? KF_E8M0_MAX_EXP : (int64_t)dtype_max[dt];
+		if (load_int_bound(L, ja, fa, lo, hi, &out->a, out->lo_expr) != KF_OK ||
+		    load_int_bound(L, jb, fb, lo, hi, &out->b, out->hi_expr) != KF_OK)
 			return L->err->code;
-		out->a = (double)a, out->b = (double)b;
-	} else if (want_number(L, ja, fa, &out->a) != KF_OK || want_number(L, jb, fb, &out->b) != KF_OK) {
-		return L->err->code;
+		if (out->kind == KF_DIST_BLOCK_SCALES && (out->lo_expr[0] || out->hi_expr[0]))
+			return fail(L, where, "block-scale exponents must be literal integers");
+		if (!out->lo_expr[0] && !out->hi_expr[0] && out->a > out->b)
+			return fail(L, fb, "must be at least lo");
+		if (out->kind == KF_DIST_BLOCK_SCALES)
+			return check_magnitude(L, where, dt, ldexp(1.0, (int)out->b));
+		return KF_OK;
 	}
-
+	if (want_number(L, ja, fa, &out->a) != KF_OK || want_number(L, jb, fb, &out->b) != KF_OK)
+		return L->err->code;
 	if (out->kind == KF_DIST_NORMAL) {
 		if (out->b <= 0)
 			return fail(L, fb, "must be positive");
-		if (load_fan_in(L, j, where, out) != KF_OK)
+		if (load_small_expr(L, j, where, "fan_in", false, out->fan_in) != KF_OK)
 			return L->err->code;
 		/* A fan-in only narrows the spread, so the unscaled std bounds every shape. */
 		return check_magnitude(L, where, dt, fabs(out->a) + KF_NORMAL_SPAN * out->b);
@@ -1035,6 +1183,8 @@ static int load_dist(struct loader *L, const cJSON *j, const char *where, enum k
 		return fail(L, fb, "must be greater than lo");
 	if (check_magnitude(L, where, dt, fmax(fabs(out->a), fabs(out->b))) != KF_OK)
 		return L->err->code;
+	if (out->kind == KF_DIST_UNIFORM)
+		return load_small_expr(L, j, where, "fan_in", false, out->fan_in);
 	if (out->kind == KF_DIST_TIES) {
 		const cJSON *jl;
 		int64_t levels;
@@ -1254,10 +1404,13 @@ static int load_tolerance(struct loader *L, const cJSON *root)
 		if (load_tolerance_entry(L, c) != KF_OK)
 			rc = KF_EINPUT;
 	for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++) {
-		enum kf_dtype d = t->tensors[i].dtype;
-		if (!t->tol[d].set && !tol_named(tol, d))
-			rc = fail(L, "tolerance", "no entry for %s (the dtype of output %s)",
-				  kf_dtype_name(d), t->tensors[i].name);
+		struct kf_tensor *x = &t->tensors[i];
+		enum kf_dtype d = x->dtype;
+		if (!x->tol.set && !t->tol[d].set && !tol_named(tol, d) && !get(tol, x->name))
+			rc = fail(L, "tolerance", "no entry for %s (the dtype of output %s) or for %s itself",
+				  kf_dtype_name(d), x->name, x->name);
+		if (!x->tol.set)
+			x->tol = t->tol[d];
 	}
 	return rc;
 }
@@ -1269,29 +1422,37 @@ static int load_tolerance_entry(struct loader *L, const cJSON *c)
 	char q[KF_QUOTE_MAX], f[KF_FIELD_MAX], fa[KF_FIELD_MAX], fr[KF_FIELD_MAX];
 	enum kf_dtype d;
 	const cJSON *ja, *jr;
+	struct kf_tolerance *dst, v = { .set = true };
 	field_join(f, "tolerance", c->string);
-	if (kf_dtype_parse(c->string, &d) != 0)
-		return fail(L, f, "\"%s\" is not a dtype (" DTYPE_LIST ")", quote(c->string, q));
-	if (t->tol[d].set)
+	/* a key is a dtype (every output of it) or an output's name (that output alone) */
+	int out = tensor_index(t, c->string);
+	if (out >= 0 && !t->tensors[out].is_output)
+		return fail(L, f, "%s is an input; tolerances are for outputs", c->string);
+	if (out >= 0) {
+		dst = &t->tensors[out].tol;
+	} else if (kf_dtype_parse(c->string, &d) != 0) {
+		return fail(L, f, "\"%s\" is neither a dtype (" DTYPE_LIST ") nor an output", quote(c->string, q));
+	} else {
+		dst = &t->tol[d];
+		bool used = false;
+		for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++)
+			used |= t->tensors[i].dtype == d;
+		if (!used)
+			return fail(L, f, "no output has dtype %s", c->string);
+	}
+	if (dst->set)
 		return fail(L, f, "duplicate field");
-	bool used = false;
-	for (int i = t->n_inputs; i < t->n_inputs + t->n_outputs; i++)
-		used |= t->tensors[i].dtype == d;
-	if (!used)
-		return fail(L, f, "no output has dtype %s", c->string);
 	field_join(fa, f, "atol");
 	field_join(fr, f, "rtol");
 	if (want_object(L, c, f) != KF_OK || check_keys(L, c, f, keys) != KF_OK ||
-	    member(L, c, f, "atol", true, &ja) != KF_OK ||
-	    member(L, c, f, "rtol", true, &jr) != KF_OK ||
-	    want_number(L, ja, fa, &t->tol[d].atol) != KF_OK ||
-	    want_number(L, jr, fr, &t->tol[d].rtol) != KF_OK)
+	    member(L, c, f, "atol", true, &ja) != KF_OK || member(L, c, f, "rtol", true, &jr) != KF_OK ||
+	    want_number(L, ja, fa, &v.atol) != KF_OK || want_number(L, jr, fr, &v.rtol) != KF_OK)
 		return L->err->code;
-	if (t->tol[d].atol < 0)
+	if (v.atol < 0)
 		return fail(L, fa, "must not be negative");
-	if (t->tol[d].rtol < 0)
+	if (v.rtol < 0)
 		return fail(L, fr, "must not be negative");
-	t->tol[d].set = true;
+	*dst = v;
 	return KF_OK;
 }
 
@@ -1531,7 +1692,7 @@ static int check_ragged_hidden(struct loader *L, const struct named_shape *ns, i
 struct shape_checks {
 	bool tensor[KF_MAX_TENSORS];
 	bool fan_in[KF_MAX_TENSORS][KF_MAX_STRESS + 1]; /* [input][0: the spec's own, k+1: stress k] */
-	bool expr[3];                                   /* flops, bytes, sfu_ops */
+	bool expr[4];                                   /* flops, bytes, sfu_ops, workspace */
 	bool constraint[KF_MAX_CONSTRAINTS];
 };
 
@@ -1582,6 +1743,65 @@ static int check_expr_at(struct loader *L, const char *text, const char *field, 
 	return KF_OK;
 }
 
+/* The distribution of input i (the stress variant's when st) is well defined at ns: its
+ * expressions evaluate, the fan-in is at least 1, int bounds fit the dtype and lo <= hi, rows
+ * divide the tensor, and generators have room for distinct values. */
+static int check_dist_at(struct loader *L, const char *where, int i, const struct kf_stress *st,
+			 const struct named_shape *ns)
+{
+	const struct kf_task *t = L->t;
+	const struct kf_dist *raw = st ? &st->dist[i] : &t->tensors[i].dist;
+	enum kf_dtype dt = t->tensors[i].dtype;
+	char f[KF_FIELD_MAX];
+	const char *texts[] = { raw->fan_in, raw->lo_expr, raw->hi_expr, raw->row_expr, raw->range_expr };
+	const char *keys[] = { "fan_in", "lo", "hi", raw->kind == KF_DIST_TOPK_INDICES || raw->kind == KF_DIST_TOPK_WEIGHTS ? "k" : "row",
+			       raw->kind == KF_DIST_SORTED_OFFSETS ? "total" : "range" };
+	const int64_t mins[] = { 1, INT64_MIN, INT64_MIN, 1, 0 }; /* bounds: any integer; the range check is below */
+	for (int x = 0; x < 5; x++) {
+		field_join(f, where, keys[x]);
+		if (check_expr_at(L, texts[x], f, ns, mins[x]) != KF_OK)
+			return L->err->code;
+	}
+	struct kf_dist d = kf_task_dist(t, i, st, ns->s);
+	int64_t n = kf_task_numel(t, i, ns->s);
+	if (raw->kind == KF_DIST_INT && (raw->lo_expr[0] || raw->hi_expr[0])) {
+		bool exps = dt == KF_DTYPE_E8M0;
+		double lo = exps ? KF_E8M0_MIN_EXP : dtype_min[dt], hi = exps ? KF_E8M0_MAX_EXP : dtype_max[dt];
+		if (d.a > d.b || d.a < lo || d.b > hi)
+			return fail(L, where, "at %s: int bounds [%g, %g] must have lo <= hi within %g..%g", ns->field, d.a, d.b, lo, hi);
+	}
+	if (n == 0)
+		return KF_OK;
+	switch (raw->kind) {
+	case KF_DIST_NORMALIZED_ROWS:
+	case KF_DIST_PERMUTATION:
+	case KF_DIST_TOPK_WEIGHTS:
+	case KF_DIST_TOPK_INDICES:
+		if (n % d.row)
+			return fail(L, where, "at %s: rows of %lld do not divide %s's %lld elements", ns->field, (long long)d.row,
+				    t->tensors[i].name, (long long)n);
+		if (raw->kind == KF_DIST_PERMUTATION && d.row - 1 > dtype_max[dt])
+			return fail(L, where, "at %s: a permutation of %lld does not fit %s", ns->field, (long long)d.row, kf_dtype_name(dt));
+		if (raw->kind == KF_DIST_TOPK_INDICES && d.range < d.row)
+			return fail(L, where, "at %s: %lld distinct indices per row need range >= %lld, not %lld", ns->field,
+				    (long long)d.row, (long long)d.row, (long long)d.range);
+		break;
+	case KF_DIST_PAGE_TABLE:
+		if (d.range < n)
+			return fail(L, where, "at %s: %lld distinct pages need range >= %lld, not %lld", ns->field, (long long)n,
+				    (long long)n, (long long)d.range);
+		break;
+	default:
+		break;
+	}
+	if ((raw->kind == KF_DIST_PAGE_TABLE || raw->kind == KF_DIST_TOPK_INDICES || raw->kind == KF_DIST_SORTED_OFFSETS) &&
+	    d.range - 1 > dtype_max[dt])
+		return fail(L, where, "at %s: range %lld does not fit %s", ns->field, (long long)d.range, kf_dtype_name(dt));
+	return KF_OK;
+}
+
+static int check_constraint_at(struct loader *L, int k, const struct named_shape *ns);
+
 /* Runs one check unless its field failed at an earlier shape; marks it when it fails now. */
 static int once(bool *done, int rc)
 {
@@ -1621,20 +1841,19 @@ static int check_shape(struct loader *L, const struct named_shape *ns, struct sh
 		if (!done->tensor[i] && once(&done->tensor[i], check_tensor_at(L, ns, i)) != KF_OK)
 			rc = KF_EINPUT;
 	for (int i = 0; i < t->n_inputs; i++) {
-		snprintf(f, sizeof f, "inputs[%d].dist.fan_in", i);
-		if (!done->fan_in[i][0] &&
-		    once(&done->fan_in[i][0], check_expr_at(L, t->tensors[i].dist.fan_in, f, ns, 1)) != KF_OK)
+		snprintf(f, sizeof f, "inputs[%d].dist", i);
+		if (!done->fan_in[i][0] && once(&done->fan_in[i][0], check_dist_at(L, f, i, NULL, ns)) != KF_OK)
 			rc = KF_EINPUT;
 		for (int k = 0; k < t->n_stress; k++) {
-			snprintf(f, sizeof f, "stress[%d].inputs.%s.fan_in", k, t->tensors[i].name);
+			snprintf(f, sizeof f, "stress[%d].inputs.%s", k, t->tensors[i].name);
 			if (t->stress[k].overrides[i] && !done->fan_in[i][k + 1] &&
-			    once(&done->fan_in[i][k + 1], check_expr_at(L, t->stress[k].dist[i].fan_in, f, ns, 1)) != KF_OK)
+			    once(&done->fan_in[i][k + 1], check_dist_at(L, f, i, &t->stress[k], ns)) != KF_OK)
 				rc = KF_EINPUT;
 		}
 	}
-	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr };
-	const char *fields[] = { "flops", "bytes", "sfu_ops" };
-	for (int x = 0; x < 3; x++)
+	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr, t->workspace_expr };
+	const char *fields[] = { "flops", "bytes", "sfu_ops", "workspace" };
+	for (int x = 0; x < 4; x++)
 		if (!done->expr[x] && once(&done->expr[x], check_expr_at(L, exprs[x], fields[x], ns, 0)) != KF_OK)
 			rc = KF_EINPUT;
 	return rc;
@@ -1685,7 +1904,7 @@ static int load_root(struct loader *L, const cJSON *root)
 	static const char *const keys[] = {
 		"name", "level", "description", "symbols", "inputs", "outputs", "shapes", "stress",
 		"tolerance", "flops", "bytes", "sfu_ops", "compute_dtype", "reference", "oracle", "vendor_baseline", "policy",
-		"min_runtime_ms", "determinism", "constraints", "scalars", NULL,
+		"min_runtime_ms", "determinism", "constraints", "scalars", "workspace", NULL,
 	};
 	struct kf_task *t = L->t;
 	const cJSON *j;
@@ -1719,6 +1938,8 @@ static int load_root(struct loader *L, const cJSON *root)
 			want_expr(L, j, "bytes", &t->bytes_expr);
 		if (member(L, root, "", "sfu_ops", false, &j) == KF_OK && j)
 			want_expr(L, j, "sfu_ops", &t->sfu_expr);
+		if (member(L, root, "", "workspace", false, &j) == KF_OK && j)
+			want_expr(L, j, "workspace", &t->workspace_expr);
 	}
 	if (load_sources(L, root, shapes_ok) == KF_OK)
 		load_min_runtime(L, root);
@@ -1857,6 +2078,7 @@ void kf_task_free(struct kf_task *t)
 	free(t->flops_expr);
 	free(t->bytes_expr);
 	free(t->sfu_expr);
+	free(t->workspace_expr);
 	free(t->oracle);
 	free(t->vendor_baseline);
 	free(t->spec_text);

@@ -48,15 +48,39 @@ enum kf_dist_kind {
 	KF_DIST_TIES,    /* values from `levels` evenly spaced points in [a, b], each nudged by
 			    a relative jitter of at most 1e-3 (near-ties for max/argmax/softmax) */
 	KF_DIST_INT,     /* integers uniform in [a, b] */
+	/* format v2 */
+	KF_DIST_CONSTANT,        /* every element a */
+	KF_DIST_CHOICE,          /* each element one of choices[], uniformly */
+	KF_DIST_NORMALIZED_ROWS, /* rows of `row` N(0,1) draws scaled to unit L2 norm */
+	KF_DIST_PERMUTATION,     /* each row of `row` elements a permutation of 0..row-1 */
+	KF_DIST_SORTED_OFFSETS,  /* non-decreasing from 0 to `range` (first 0, last range): segment offsets */
+	KF_DIST_TOPK_INDICES,    /* rows of `row` distinct integers in [0, range): top-k routing */
+	KF_DIST_TOPK_WEIGHTS,    /* rows of `row` positive weights summing to 1 */
+	KF_DIST_PAGE_TABLE,      /* distinct integers in [0, range) over the whole tensor: paged-KV pages */
+	KF_DIST_BLOCK_SCALES,    /* powers of two 2^k, k an integer in [a, b] (e8m0: its exponent) */
+	KF_DIST_COUNT
 };
+#define KF_MAX_CHOICES 16
 struct kf_dist {
 	enum kf_dist_kind kind;
 	double a, b;
 	int levels;
-	/* Normal only, "" when unset: the std is divided by the square root of this expression in
-	 * the shape symbols (as real models initialise weights), so sums over it keep their spread
-	 * at every shape. */
+	/* Normal and uniform, "" when unset: the spread (std; lo and hi) is divided by the square
+	 * root of this expression in the shape symbols (as real models initialise weights), so sums
+	 * over it keep their spread at every shape. */
 	char fan_in[KF_FAN_IN_MAX];
+	/* Int bounds given as expressions ("K-1"), "" when literal; resolved into a, b per shape. */
+	char lo_expr[KF_FAN_IN_MAX], hi_expr[KF_FAN_IN_MAX];
+	/* Generators: row length and value range as expressions, resolved into row, range per shape. */
+	char row_expr[KF_FAN_IN_MAX], range_expr[KF_FAN_IN_MAX];
+	int64_t row, range;
+	int n_choices;
+	double choices[KF_MAX_CHOICES];
+};
+
+struct kf_tolerance {
+	bool set;
+	double atol, rtol;
 };
 
 /* A scalar parameter, passed after the shape symbols: fixed (a number; for an int, an expression
@@ -77,6 +101,7 @@ struct kf_tensor {
 	int ndim;
 	char *dims[KF_MAX_DIMS]; /* expressions in the shape symbols, e.g. "M", "rows*cols" */
 	struct kf_dist dist;     /* inputs only */
+	struct kf_tolerance tol; /* outputs only: its own entry in the spec, else its dtype's */
 };
 
 /* One concrete shape: a value per symbol, in the order of kf_task.symbols. */
@@ -94,10 +119,6 @@ struct kf_stress {
 	struct kf_dist dist[KF_MAX_TENSORS];
 };
 
-struct kf_tolerance {
-	bool set;
-	double atol, rtol;
-};
 
 enum kf_determinism { KF_DET_TOLERANCE, KF_DET_BITWISE };
 
@@ -121,11 +142,12 @@ struct kf_task {
 	int n_shapes[KF_SET_COUNT];              /* test, ragged, hidden: at least 1 each */
 	int n_stress;
 	struct kf_stress stress[KF_MAX_STRESS];
-	struct kf_tolerance tol[KF_DTYPE_COUNT]; /* keyed by output dtype */
+	struct kf_tolerance tol[KF_DTYPE_COUNT]; /* keyed by output dtype (outputs' own: tensors[i].tol) */
 	char *flops_expr;           /* FLOPs as an expression in the symbols */
 	char *bytes_expr;           /* NULL: each input read once + each output written once */
 	char *sfu_expr;             /* NULL, or transcendental evaluations (exp, log, sin, rsqrt...):
 				       on a GPU they run on the special-function units, a bound of its own */
+	char *workspace_expr;       /* NULL, or bytes of CUDA scratch memory the kernel may need at a shape */
 	enum kf_dtype compute_dtype; /* the arithmetic rate the FLOPs run at: bf16/f16 are tensor
 					cores, f32 the fp32 cores; the first input's dtype unless set */
 	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home() */
@@ -171,6 +193,7 @@ int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape
 struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_stress *st,
 			    const struct kf_shape *s);
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
+int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 /* The scalar parameter k's value at shape s (drawn ones: a draw seeded by the shape and k). */
@@ -180,6 +203,8 @@ double kf_task_scalar(const struct kf_task *t, int k, const struct kf_shape *s);
 int kf_task_call_ints(const struct kf_task *t, const struct kf_shape *s, long long *ints);
 /* Every constraint holds at s; otherwise KF_EINPUT naming it, *failed its index. */
 int kf_task_check_constraints(const struct kf_task *t, const struct kf_shape *s, int *failed, kf_err *err);
+/* The tolerance output i is judged with: its own spec entry, else its dtype's. */
+struct kf_tolerance kf_task_tolerance(const struct kf_task *t, int i);
 /* Index of the symbol or -1. */
 int kf_task_symbol(const struct kf_task *t, const char *name);
 

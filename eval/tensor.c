@@ -99,6 +99,8 @@ static void draw_chunk(const struct kf_sampler *s, kf_rng *r, const struct kf_di
 		for (int i = 0; i < n; i++)
 			out[i] = (float)draw_int(r, (int64_t)d->a, int_span(d));
 		break;
+	default: /* the generators fill whole tensors (fill_generated) */
+		break;
 	}
 }
 
@@ -157,11 +159,120 @@ static void store_chunk(enum kf_dtype d, const float *chunk, void *dst, int64_t 
 	}
 }
 
+/* k distinct integers from [0, range) in random order (Floyd's algorithm, then a shuffle). */
+static void distinct_below(kf_rng *r, int64_t range, int64_t k, double *out)
+{
+	for (int64_t j = range - k, m = 0; j < range; j++, m++) {
+		int64_t t = (int64_t)kf_rng_below(r, (uint64_t)j + 1);
+		bool seen = false;
+		for (int64_t q = 0; q < m && !seen; q++)
+			seen = out[q] == (double)t;
+		out[m] = seen ? (double)j : (double)t;
+	}
+	for (int64_t m = k - 1; m > 0; m--) {
+		int64_t q = (int64_t)kf_rng_below(r, (uint64_t)m + 1);
+		double tmp = out[m];
+		out[m] = out[q], out[q] = tmp;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The v2 kinds whose elements depend on each other (rows, distinct values, sorted offsets) and the
+ * constant and choice kinds: computed as doubles, then stored (rounded once) in dtype d. e8m0 and
+ * block scales hold 2^k. */
+static void fill_generated(kf_rng *r, const struct kf_dist *g, enum kf_dtype d, void *dst, int64_t n)
+{
+	double *v = kf_xmalloc(sizeof *v * (size_t)(n ? n : 1));
+	int64_t row = g->row > 0 ? g->row : n;
+	switch (g->kind) {
+	case KF_DIST_CONSTANT:
+	case KF_DIST_CHOICE:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = g->choices[g->n_choices > 1 ? kf_rng_below(r, (uint64_t)g->n_choices) : 0];
+		if (d == KF_DTYPE_E8M0)
+			for (int64_t i = 0; i < n; i++)
+				v[i] = ldexp(1.0, (int)v[i]);
+		break;
+	case KF_DIST_NORMALIZED_ROWS:
+		for (int64_t base = 0; base < n; base += row) {
+			double norm = 0;
+			for (int64_t i = base; i < base + row; i++)
+				v[i] = kf_rng_normal(r), norm += v[i] * v[i];
+			for (int64_t i = base; i < base + row; i++)
+				v[i] /= sqrt(norm > 0 ? norm : 1);
+		}
+		break;
+	case KF_DIST_PERMUTATION:
+		for (int64_t base = 0; base < n; base += row)
+			distinct_below(r, row, row, v + base);
+		break;
+	case KF_DIST_TOPK_INDICES:
+		for (int64_t base = 0; base < n; base += row)
+			distinct_below(r, g->range, row, v + base);
+		break;
+	case KF_DIST_TOPK_WEIGHTS:
+		for (int64_t base = 0; base < n; base += row) {
+			double sum = 0;
+			for (int64_t i = base; i < base + row; i++)
+				v[i] = 0.05 + 0.95 * kf_rng_uniform(r), sum += v[i];
+			for (int64_t i = base; i < base + row; i++)
+				v[i] /= sum;
+			qsort(v + base, (size_t)row, sizeof *v, cmp_double);
+			for (int64_t i = 0; i < row / 2; i++) { /* descending, as a router ranks them */
+				double tmp = v[base + i];
+				v[base + i] = v[base + row - 1 - i], v[base + row - 1 - i] = tmp;
+			}
+		}
+		break;
+	case KF_DIST_SORTED_OFFSETS:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (double)kf_rng_below(r, (uint64_t)g->range + 1);
+		qsort(v, (size_t)n, sizeof *v, cmp_double);
+		if (n > 0)
+			v[0] = 0;
+		if (n > 1)
+			v[n - 1] = (double)g->range;
+		break;
+	case KF_DIST_PAGE_TABLE: {
+		/* a partial Fisher-Yates over [0, range): n distinct pages in random order */
+		int64_t *pages = kf_xmalloc(sizeof *pages * (size_t)g->range);
+		for (int64_t i = 0; i < g->range; i++)
+			pages[i] = i;
+		for (int64_t i = 0; i < n; i++) {
+			int64_t q = i + (int64_t)kf_rng_below(r, (uint64_t)(g->range - i));
+			int64_t tmp = pages[i];
+			pages[i] = pages[q], pages[q] = tmp;
+			v[i] = (double)pages[i];
+		}
+		free(pages);
+		break;
+	}
+	case KF_DIST_BLOCK_SCALES:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = ldexp(1.0, (int)g->a + (int)kf_rng_below(r, (uint64_t)(g->b - g->a + 1)));
+		break;
+	default:
+		break;
+	}
+	for (int64_t i = 0; i < n; i++)
+		kf_tensor_set(d, dst, i, v[i]);
+	free(v);
+}
+
 void kf_tensor_fill(struct kf_sampler *s, kf_rng *r, const struct kf_dist *dist, enum kf_dtype d, void *dst,
 		    int64_t n)
 {
 	if (dist->kind == KF_DIST_INT && kf_dtype_is_int(d)) {
 		fill_int(r, dist, d, dst, n);
+		return;
+	}
+	if (dist->kind >= KF_DIST_CONSTANT) {
+		fill_generated(r, dist, d, dst, n);
 		return;
 	}
 	float chunk[2 * KF_FILL_CHUNK];

@@ -512,7 +512,7 @@ int kf_trials_repeat(struct kf_trials *tr, const struct kf_trial *trial, int run
 			res->bitwise = false;
 			kf_tensor_to_double(ten->dtype, tr->keep[i], tr->dval[i], n);
 			struct kf_cmp c;
-			kf_compare(ten->dtype, tr->host[i], tr->dval[i], n, t->tol[ten->dtype], &c);
+			kf_compare(ten->dtype, tr->host[i], tr->dval[i], n, kf_task_tolerance(t, i), &c);
 			if (c.margin > res->margin)
 				res->margin = c.margin;
 			if (t->determinism == KF_DET_BITWISE || !c.pass) {
@@ -1148,7 +1148,7 @@ static bool outputs_agree(const struct kf_task *t, const struct kf_probe_out *a,
 		return false;
 	int at = 0;
 	for (int i = 0; i < a->n_outputs; i++) {
-		struct kf_tolerance tol = t->tol[t->tensors[t->n_inputs + i].dtype];
+		struct kf_tolerance tol = kf_task_tolerance(t, t->n_inputs + i);
 		if (a->count[i] != b->count[i])
 			return false;
 		for (int k = 0; k < a->count[i]; k++, at++) {

@@ -221,7 +221,7 @@ static void compare(const struct trial *tr, const struct kf_task *t, const char 
 {
 	for (int i = t->n_inputs; i < tr->n; i++) {
 		const struct kf_tensor *x = &t->tensors[i];
-		const struct kf_tolerance *tol = &t->tol[x->dtype];
+		const struct kf_tolerance *tol = &t->tensors[i].tol;
 		double lo_max = -INFINITY, hi_min = INFINITY;
 		bool copy_fails[KF_MAX_TENSORS] = { false };
 		for (int64_t e = 0; e < tr->numel[i]; e++) {

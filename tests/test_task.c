@@ -13,6 +13,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "eval/task.h"
+#include "eval/tensor.h"
 
 #define SPEC_PATH "tasks/level1/toy.json"
 
@@ -470,7 +471,8 @@ Test(task, rejects_missing_or_invalid_tolerances)
 {
 	rejects("tolerance", "{}", "tolerance", "no entry for bf16 (the dtype of output C)");
 	rejects("tolerance.f32", "{\"atol\": 0, \"rtol\": 0}", "tolerance.f32", "no output has dtype f32");
-	rejects("tolerance.fp16", "{\"atol\": 0, \"rtol\": 0}", "tolerance.fp16", "is not a dtype");
+	rejects("tolerance.fp16", "{\"atol\": 0, \"rtol\": 0}", "tolerance.fp16", "is neither a dtype");
+	rejects("tolerance.A", "{\"atol\": 0, \"rtol\": 0}", "tolerance.A", "A is an input; tolerances are for outputs");
 	rejects("tolerance.bf16.atol", "-1e-3", "tolerance.bf16.atol", "must not be negative");
 	char *inf = replace_once(base_spec, "\"rtol\": 0.01", "\"rtol\": 1e999");
 	expect_error(inf, "tolerance.bf16.rtol", "must be a finite number");
@@ -503,7 +505,7 @@ Test(task, rejects_insane_distribution_parameters)
 	rejects("inputs[2].dist.hi", "0.5", "inputs[2].dist.hi", "must be an integer between");
 	rejects("inputs[0].dist.kind", "\"gaussian\"", "inputs[0].dist.kind", "is not a distribution");
 	rejects("inputs[0].dist.mean", "1e39", "inputs[0].dist", "do not fit in bf16");
-	rejects("inputs[1].dist.fan_in", "\"K\"", "inputs[1].dist.fan_in", "unknown field");
+	rejects("inputs[2].dist.fan_in", "\"K\"", "inputs[2].dist.fan_in", "unknown field");
 	rejects("inputs[0].dist.fan_in", "\"Q\"", "inputs[0].dist.fan_in", "unknown symbol");
 	rejects("inputs[0].dist.fan_in", "\"K - 64\"", "inputs[0].dist.fan_in", "at shapes.test[0]: 0 is below 1");
 	rejects("inputs[0].dist.fan_in", "\"K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K\"", "inputs[0].dist.fan_in",
@@ -978,4 +980,139 @@ Test(task, passes_scalar_parameters_after_the_symbols_fixed_or_drawn_per_shape)
 	rejects("scalars", "[{\"name\": \"e\", \"type\": \"double\", \"value\": 1}]", "scalars[0].type", "is not \"float\" or \"int\"");
 	rejects("scalars", "[{\"name\": \"e\", \"type\": \"float\"}]", "scalars[0]", "exactly one of \"value\"");
 	rejects("scalars", "[{\"name\": \"e\", \"type\": \"int\", \"value\": \"Q\"}]", "scalars[0].value", "unknown symbol 'Q'");
+}
+
+/* ---- format v2 distributions, generators, per-output tolerance, workspace ---- */
+
+static void draw_input(const struct kf_task *t, int i, const struct kf_shape *s, void *dst)
+{
+	struct kf_sampler *sm = kf_sampler_new();
+	kf_rng r;
+	kf_rng_seed(&r, 11);
+	struct kf_dist d = kf_task_dist(t, i, NULL, s);
+	kf_tensor_fill(sm, &r, &d, t->tensors[i].dtype, dst, kf_task_numel(t, i, s));
+	kf_sampler_free(sm);
+}
+
+Test(task, draws_constants_choices_and_int_bounds_that_follow_the_shape)
+{
+	struct kf_task *t = accepts("inputs[2].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"K-1\"}");
+	const struct kf_shape *s = &t->shapes[KF_SET_TEST][1]; /* K = 32 */
+	struct kf_dist d = kf_task_dist(t, 2, NULL, s);
+	cr_expect_eq(d.a, 0);
+	cr_expect_eq(d.b, 31);
+	int32_t idx[128];
+	draw_input(t, 2, s, idx);
+	for (int i = 0; i < 128; i++)
+		cr_assert(idx[i] >= 0 && idx[i] <= 31);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"choice\", \"values\": [-1, 1]}");
+	uint16_t b[64 * 64];
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	for (int i = 0; i < 64 * 64; i++)
+		cr_assert(kf_tensor_get(KF_DTYPE_BF16, b, i) == 1 || kf_tensor_get(KF_DTYPE_BF16, b, i) == -1);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"constant\", \"value\": 0.5}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	cr_expect_eq(kf_tensor_get(KF_DTYPE_BF16, b, 77), 0.5);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"uniform\", \"lo\": -1, \"hi\": 1, \"fan_in\": \"K\"}");
+	d = kf_task_dist(t, 1, NULL, &t->shapes[KF_SET_TEST][0]); /* K = 64 */
+	cr_expect_eq(d.b, 0.125);
+	kf_task_free(t);
+	rejects("inputs[2].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"K-100\"}", "inputs[2].dist",
+		"at shapes.test[0]: int bounds [0, -36] must have lo <= hi");
+	rejects("inputs[2].dist", "{\"kind\": \"choice\", \"values\": [0.5]}", "inputs[2].dist.values[0]", "is not a i32 value");
+	rejects("inputs[1].dist", "{\"kind\": \"choice\", \"values\": []}", "inputs[1].dist.values", "1 to 16 numbers");
+	rejects("inputs[1].dist", "{\"kind\": \"constant\"}", "inputs[1].dist.value", "missing");
+	rejects("inputs[1].dist", "{\"kind\": \"gamma\"}", "inputs[1].dist.kind", "is not a distribution");
+}
+
+Test(task, generates_structured_inputs_rows_permutations_offsets_routing_pages_and_scales)
+{
+	const struct kf_shape *s;
+	struct kf_task *t = accepts("inputs[1].dist", "{\"kind\": \"normalized_rows\", \"row\": \"N\"}");
+	s = &t->shapes[KF_SET_TEST][0]; /* K = N = 64: B is K x N */
+	static uint16_t b[64 * 64];
+	draw_input(t, 1, s, b);
+	double norm = 0;
+	for (int i = 0; i < 64; i++)
+		norm += kf_tensor_get(KF_DTYPE_BF16, b, 64 + i) * kf_tensor_get(KF_DTYPE_BF16, b, 64 + i);
+	cr_expect(fabs(norm - 1) < 0.02, "row norm^2 %g", norm);
+	kf_task_free(t);
+
+	int32_t idx[128];
+	bool seen[128] = { false };
+	t = accepts("inputs[2].dist", "{\"kind\": \"permutation\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx); /* M = 128 */
+	for (int i = 0; i < 128; i++) {
+		cr_assert(idx[i] >= 0 && idx[i] < 128 && !seen[idx[i]]);
+		seen[idx[i]] = true;
+	}
+	kf_task_free(t);
+	t = accepts("inputs[2].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"K*10\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx);
+	cr_expect_eq(idx[0], 0);
+	cr_expect_eq(idx[127], 320);
+	for (int i = 1; i < 128; i++)
+		cr_assert(idx[i] >= idx[i - 1]);
+	kf_task_free(t);
+	t = accepts("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i32\", \"shape\": [\"M\", 4],"
+				 " \"dist\": {\"kind\": \"topk_indices\", \"k\": 4, \"range\": \"K+4\"}}");
+	static int32_t top[128 * 4];
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], top); /* K + 4 = 36 experts */
+	for (int r = 0; r < 128; r++)
+		for (int a = 0; a < 4; a++) {
+			cr_assert(top[4 * r + a] >= 0 && top[4 * r + a] < 36);
+			for (int c = 0; c < a; c++)
+				cr_assert_neq(top[4 * r + a], top[4 * r + c], "row %d repeats an expert", r);
+		}
+	kf_task_free(t);
+	t = accepts("inputs[2].dist", "{\"kind\": \"page_table\", \"range\": \"M*4\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx);
+	memset(seen, 0, sizeof seen);
+	bool pages[512] = { false };
+	for (int i = 0; i < 128; i++) {
+		cr_assert(idx[i] >= 0 && idx[i] < 512 && !pages[idx[i]]);
+		pages[idx[i]] = true;
+	}
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"topk_weights\", \"k\": 8}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	double sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum += kf_tensor_get(KF_DTYPE_BF16, b, 8 + i);
+	cr_expect(fabs(sum - 1) < 0.02, "weights sum to %g", sum);
+	cr_expect(kf_tensor_get(KF_DTYPE_BF16, b, 8) >= kf_tensor_get(KF_DTYPE_BF16, b, 15));
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": -2, \"hi\": 2}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	for (int i = 0; i < 64; i++) {
+		double v = kf_tensor_get(KF_DTYPE_BF16, b, i);
+		cr_assert(v >= 0.25 && v <= 4 && v == ldexp(1, ilogb(v)));
+	}
+	kf_task_free(t);
+	rejects("inputs[2].dist", "{\"kind\": \"topk_indices\", \"k\": 4, \"range\": 3}", "inputs[2].dist",
+		"4 distinct indices per row need range >= 4, not 3");
+	rejects("inputs[2].dist", "{\"kind\": \"permutation\", \"row\": 7}", "inputs[2].dist", "at shapes.bench.cpu: rows of 7 do not divide idx's 256 elements");
+	rejects("inputs[2].dist", "{\"kind\": \"page_table\", \"range\": \"M-1\"}", "inputs[2].dist", "at shapes.bench.cpu: 256 distinct pages need range >= 256, not 255");
+	rejects("inputs[1].dist", "{\"kind\": \"permutation\"}", "inputs[1].dist.kind", "i32 or i64 tensors only");
+	rejects("inputs[1].dist", "{\"kind\": \"normalized_rows\"}", "inputs[1].dist.row", "missing");
+	rejects("inputs[2].dist", "{\"kind\": \"topk_weights\", \"k\": 4}", "inputs[2].dist.kind", "i32 tensors take the int distribution");
+}
+
+Test(task, takes_a_tolerance_per_output_and_a_workspace_expression)
+{
+	struct kf_task *t = accepts("tolerance.C", "{\"atol\": 0.5, \"rtol\": 0}");
+	cr_expect_eq(kf_task_tolerance(t, 3).atol, 0.5);
+	kf_task_free(t);
+	char *a = spec_with("tolerance", "{\"C\": {\"atol\": 0.5, \"rtol\": 0}}");
+	t = parse_ok(a);
+	cr_expect_eq(kf_task_tolerance(t, 3).atol, 0.5, "an output's own entry stands in for its dtype's");
+	kf_task_free(t);
+	free(a);
+	t = accepts("workspace", "\"4*M*N\"");
+	cr_expect_eq(kf_task_workspace(t, &t->shapes[KF_SET_TEST][0]), 4 * 64 * 64);
+	kf_task_free(t);
+	rejects("workspace", "\"M-1000\"", "workspace", "is negative");
 }

@@ -605,3 +605,62 @@ void kf_abi_oracle_shim(const struct kf_task *t, kf_buf *out)
 	add_call_args(t, oracle_types, NULL, out);
 	kf_buf_adds(out, ");\n}\n");
 }
+
+/* How one element of dtype d becomes a double (from) and a double an element (to), in C text. */
+static const char *const elem_from[KF_DTYPE_COUNT] = {
+	"(double)%s", "(double)kf_bf16_to_float(%s)", "(double)kf_f16_to_float(%s)", "(double)%s", "(double)%s",
+	"(double)%s", "(double)%s", "(double)%s", "(double)kf_fp8_e4m3_to_float(%s)", "(double)kf_fp8_e5m2_to_float(%s)",
+	"(double)%s", "(double)kf_e8m0_to_float(%s)",
+};
+static const char *const elem_to[KF_DTYPE_COUNT] = {
+	"(float)%s", "kf_float_to_bf16((float)%s)", "kf_float_to_f16((float)%s)", "(int32_t)%s", "(int8_t)%s",
+	"(uint8_t)%s", "(%s != 0)", "(int64_t)%s", "kf_float_to_fp8_e4m3((float)%s)", "kf_float_to_fp8_e5m2((float)%s)",
+	"(uint8_t)%s", "kf_float_to_e8m0((float)%s)",
+};
+
+void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source, kf_buf *out)
+{
+	int n = t->n_inputs + t->n_outputs;
+	kf_buf proto = KF_BUF_INIT;
+	kf_buf_addf(out, "/* kforge: %s has no CPU reference, so its fp64 oracle serves as one, wrapped to the\n"
+			 " * typed ABI: inputs widened to double, outputs rounded once to their dtypes. */\n"
+			 "#include <stdlib.h>\n\n",
+		    t->name);
+	kf_abi_oracle_header(t, out);
+	kf_buf_addf(out, "\n#line 1 \"%s\"\n%s\n", t->oracle, oracle_source);
+	kf_abi_prototype(t, KF_BACKEND_CPU, &proto);
+	kf_buf_add(out, proto.data, proto.len - 1); /* without the prototype's ';' */
+	kf_buf_free(&proto);
+	kf_buf_addf(out, "\n{\n\tdouble *d[%d] = { 0 };\n\tint64_t n[%d];\n\tint rc = -1;\n", n, n);
+	for (int i = 0; i < n; i++) {
+		const struct kf_tensor *x = &t->tensors[i];
+		kf_buf_addf(out, "\tn[%d] = 1", i);
+		for (int k = 0; k < x->ndim; k++)
+			kf_buf_addf(out, " * (int64_t)(%s)", x->dims[k]);
+		kf_buf_addf(out, ";\n\tif (!(d[%d] = malloc(sizeof(double) * (size_t)(n[%d] ? n[%d] : 1))))\n\t\tgoto out;\n", i, i,
+			    i);
+		if (x->is_output)
+			continue;
+		char elem[KF_NAME_MAX + 16];
+		snprintf(elem, sizeof elem, "%s[e]", x->name);
+		kf_buf_addf(out, "\tfor (int64_t e = 0; e < n[%d]; e++)\n\t\td[%d][e] = ", i, i);
+		kf_buf_addf(out, elem_from[x->dtype], elem);
+		kf_buf_adds(out, ";\n");
+	}
+	kf_buf_adds(out, "\trc = kf_oracle(");
+	for (int i = 0; i < n; i++)
+		kf_buf_addf(out, "%sd[%d]", i ? ", " : "", i);
+	for (int i = 0; i < t->n_symbols; i++)
+		kf_buf_addf(out, ", %s", t->symbols[i]);
+	for (int k = 0; k < t->n_scalars; k++)
+		kf_buf_addf(out, ", %s", t->scalars[k].name);
+	kf_buf_adds(out, ");\n");
+	for (int i = t->n_inputs; i < n; i++) {
+		kf_buf_addf(out, "\tfor (int64_t e = 0; e < n[%d]; e++)\n\t\t%s[e] = ", i, t->tensors[i].name);
+		char elem[32];
+		snprintf(elem, sizeof elem, "d[%d][e]", i);
+		kf_buf_addf(out, elem_to[t->tensors[i].dtype], elem);
+		kf_buf_adds(out, ";\n");
+	}
+	kf_buf_addf(out, "out:\n\tfor (int i = 0; i < %d; i++)\n\t\tfree(d[i]);\n\treturn rc;\n}\n", n);
+}

@@ -315,7 +315,7 @@ static int session_prepare(struct judge *j, cJSON *res, kf_err *err)
 	session_key(j->t, j->o, key, sizeof key);
 	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");
 	if (!strcmp(key, j->s->key)) {
-		cJSON_AddStringToObject(refrec, "source", j->t->reference[j->b]);
+		cJSON_AddStringToObject(refrec, "source", j->t->reference[j->b] ? j->t->reference[j->b] : j->t->oracle);
 		cJSON_AddBoolToObject(refrec, "reused", true);
 		if (j->s->vendor_off[0])
 			warn(j, "the vendor baseline is not timed: %s", j->s->vendor_off);

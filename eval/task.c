@@ -399,6 +399,8 @@ double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s)
 
 bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b)
 {
+	if (b == KF_BACKEND_CPU)
+		return t->has_bench[b]; /* the oracle serves when no CPU reference is written */
 	return (unsigned)b < KF_BACKEND_COUNT && t->reference[b] != NULL;
 }
 
@@ -1538,17 +1540,23 @@ static int load_sources(struct loader *L, const cJSON *root, bool shapes_ok)
 	static const char *const keys[] = { "cpu", "cuda", NULL };
 	struct kf_task *t = L->t;
 	const cJSON *ref, *j;
-	if (member(L, root, "", "reference", true, &ref) != KF_OK ||
-	    want_object(L, ref, "reference") != KF_OK || check_keys(L, ref, "reference", keys) != KF_OK)
+	/* Every reference is optional: without a CPU one the oracle serves (kf_abi_oracle_reference). */
+	if (member(L, root, "", "reference", false, &ref) != KF_OK)
 		return L->err->code;
+	if (ref && (want_object(L, ref, "reference") != KF_OK || check_keys(L, ref, "reference", keys) != KF_OK))
+		return L->err->code;
+	for (int b = 0; b < KF_BACKEND_COUNT && ref; b++) {
+		char f[KF_FIELD_MAX];
+		field_join(f, "reference", backend_names[b]);
+		if (member(L, ref, "reference", backend_names[b], false, &j) != KF_OK ||
+		    (j && want_source_path(L, j, f, backend_exts[b], &t->reference[b]) != KF_OK))
+			return L->err->code;
+	}
 	for (int b = 0; b < KF_BACKEND_COUNT; b++) {
 		char f[KF_FIELD_MAX];
 		field_join(f, "reference", backend_names[b]);
-		if (member(L, ref, "reference", backend_names[b], b == KF_BACKEND_CPU, &j) != KF_OK ||
-		    (j && want_source_path(L, j, f, backend_exts[b], &t->reference[b]) != KF_OK))
-			return L->err->code;
 		bool has_bench = t->has_bench[b];
-		if (shapes_ok && has_bench != (t->reference[b] != NULL)) {
+		if (b != KF_BACKEND_CPU && shapes_ok && has_bench != (t->reference[b] != NULL)) {
 			char fb[KF_FIELD_MAX];
 			field_join(fb, "shapes.bench", backend_names[b]);
 			return has_bench ? fail(L, fb, "given, but reference.%s is missing", backend_names[b])
@@ -1581,7 +1589,7 @@ static int load_min_runtime(struct loader *L, const cJSON *root)
 	for (int b = 0; b < KF_BACKEND_COUNT; b++) {
 		char f[KF_FIELD_MAX];
 		field_join(f, "min_runtime_ms", backend_names[b]);
-		bool has = t->reference[b] != NULL;
+		bool has = b == KF_BACKEND_CPU || t->reference[b] != NULL;
 		if (member(L, mr, "min_runtime_ms", backend_names[b], has, &j) != KF_OK)
 			return L->err->code;
 		if (!j)
@@ -2302,6 +2310,8 @@ int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err)
 	const char *fields[] = { b == KF_BACKEND_CPU ? "reference.cpu" : "reference.cuda", "oracle", "vendor_baseline" };
 	int n = kf_task_vendor_source(t, b, vendor, sizeof vendor) ? 3 : 2;
 	for (int i = 0; i < n; i++) {
+		if (!files[i])
+			continue; /* no CPU reference: the oracle serves */
 		char path[PATH_MAX], root[PATH_MAX];
 		if (kf_task_source_path(t, files[i], path, sizeof path) != 0) {
 			suite_root(t, root, sizeof root);

@@ -150,7 +150,8 @@ struct kf_task {
 	char *workspace_expr;       /* NULL, or bytes of CUDA scratch memory the kernel may need at a shape */
 	enum kf_dtype compute_dtype; /* the arithmetic rate the FLOPs run at: bf16/f16 are tensor
 					cores, f32 the fp32 cores; the first input's dtype unless set */
-	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home() */
+	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home(); NULL
+					      when not written (the CPU then uses the wrapped oracle) */
 	char *oracle;               /* fp64 oracle source, relative to kf_home() */
 	char *vendor_baseline;      /* NULL or a baseline name, e.g. "cublas_gemm_bf16" */
 	bool vendor_libs_allowed;   /* policy: may candidates call cuBLAS/cuDNN? */
@@ -208,7 +209,8 @@ struct kf_tolerance kf_task_tolerance(const struct kf_task *t, int i);
 /* Index of the symbol or -1. */
 int kf_task_symbol(const struct kf_task *t, const char *name);
 
-/* True when the task declares a reference kernel (and so a bench shape) for backend b. */
+/* True when the task runs on backend b: CUDA needs a reference kernel (and a bench shape); the CPU
+ * its bench shape only (without a CPU reference the oracle serves as one). */
 bool kf_task_has_backend(const struct kf_task *t, enum kf_backend b);
 /* A vendor baseline named N is the trusted kernel KF_VENDOR_DIR/N.cu (relative to kf_home()),
  * written to the task's CUDA signature. Fills out and returns true when the task has one for b. */

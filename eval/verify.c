@@ -251,7 +251,7 @@ int kf_trials_open(const struct kf_task *t, const char *source, size_t len, cons
 	tr->o = o;
 	tr->b = o->backend;
 	*out = tr;
-	if (!t->reference[tr->b]) {
+	if (!kf_task_has_backend(t, tr->b)) {
 		snprintf(tr->unusable, sizeof tr->unusable, "task %s has no %s reference kernel", t->name,
 			 kf_backend_name(tr->b));
 		return KF_OK;

@@ -325,12 +325,10 @@ Test(task, rejects_duplicate_fields)
 Test(task, rejects_a_missing_required_field)
 {
 	const char *required[] = { "name", "level", "description", "symbols", "inputs", "outputs",
-				   "shapes", "tolerance", "flops", "reference", "oracle",
-				   "min_runtime_ms" };
+				   "shapes", "tolerance", "flops", "oracle", "min_runtime_ms" };
 	for (size_t i = 0; i < sizeof required / sizeof *required; i++)
 		rejects(required[i], NULL, required[i], "missing");
 	rejects("shapes.hidden", NULL, "shapes.hidden", "missing");
-	rejects("reference.cpu", NULL, "reference.cpu", "missing");
 	rejects("inputs[0].dist", NULL, "inputs[0].dist", "missing");
 	rejects("tolerance.bf16.rtol", NULL, "tolerance.bf16.rtol", "missing");
 }
@@ -1115,4 +1113,19 @@ Test(task, takes_a_tolerance_per_output_and_a_workspace_expression)
 	cr_expect_eq(kf_task_workspace(t, &t->shapes[KF_SET_TEST][0]), 4 * 64 * 64);
 	kf_task_free(t);
 	rejects("workspace", "\"M-1000\"", "workspace", "is negative");
+}
+
+Test(task, needs_only_a_spec_and_an_oracle_on_the_cpu)
+{
+	struct kf_task *t = accepts("reference", NULL);
+	cr_expect_null(t->reference[KF_BACKEND_CPU]);
+	cr_expect(kf_task_has_backend(t, KF_BACKEND_CPU), "the oracle serves as the CPU reference");
+	cr_expect(!kf_task_has_backend(t, KF_BACKEND_CUDA));
+	kf_err err = { 0 };
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_EINPUT);
+	cr_expect_not_null(strstr(err.msg, ":oracle: reference_kernels/oracle/toy.c not found"), "%s", err.msg);
+	kf_task_free(t);
+	t = accepts("reference.cpu", NULL);
+	cr_expect_null(t->reference[KF_BACKEND_CPU]);
+	kf_task_free(t);
 }

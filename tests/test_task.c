@@ -951,6 +951,12 @@ Test(task, gives_each_v2_dtype_its_distribution_rules_and_rejects_packed_outputs
 		"the int distribution is for integer tensors");
 	rejects("outputs[0].dtype", "\"fp4_e2m1x2\"", "outputs[0].dtype", "is for inputs only");
 	rejects("outputs[0].dtype", "\"e8m0\"", "outputs[0].dtype", "is for inputs only");
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i64\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 1e17}}",
+		"inputs[2].dist.hi", "must be an integer between -9007199254740992 and 9007199254740992");
+	rejects("inputs[0]", "{\"name\": \"A\", \"dtype\": \"fp8_e5m2\", \"shape\": [\"M\", \"K\"], \"dist\": {\"kind\": \"uniform\", \"lo\": 0, \"hi\": 60000}}",
+		"inputs[0].dist", "values up to 60000 do not fit in fp8_e5m2");
+	rejects("inputs[1]", "{\"name\": \"B\", \"dtype\": \"e8m0\", \"shape\": [\"K\", \"N\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 128}}",
+		"inputs[1].dist.hi", "must be an integer between -127 and 127");
 	rejects("inputs[2].dtype", "\"fp4\"", "inputs[2].dtype", "\"fp4\" is not a dtype (f32, bf16, f16, i32, i8, u8, bool, i64");
 }
 
@@ -1097,6 +1103,11 @@ Test(task, generates_structured_inputs_rows_permutations_offsets_routing_pages_a
 	rejects("inputs[1].dist", "{\"kind\": \"permutation\"}", "inputs[1].dist.kind", "i32 or i64 tensors only");
 	rejects("inputs[1].dist", "{\"kind\": \"normalized_rows\"}", "inputs[1].dist.row", "missing");
 	rejects("inputs[2].dist", "{\"kind\": \"topk_weights\", \"k\": 4}", "inputs[2].dist.kind", "i32 tensors take the int distribution");
+	rejects("inputs[1].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"M\"}", "inputs[1].dist.kind", "i32 or i64 tensors only");
+	rejects("inputs[2].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"Q\"}", "inputs[2].dist.total", "unknown symbol 'Q'");
+	rejects("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": \"K\", \"hi\": 2}", "inputs[1].dist", "must be literal integers");
+	rejects("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": 2, \"hi\": 1}", "inputs[1].dist.hi", "must be at least lo");
+	rejects("inputs[2].dist", "{\"kind\": \"page_table\"}", "inputs[2].dist.range", "missing");
 }
 
 Test(task, takes_a_tolerance_per_output_and_a_workspace_expression)

@@ -627,7 +627,7 @@ void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source,
 			 "#include <stdlib.h>\n\n",
 		    t->name);
 	kf_abi_oracle_header(t, out);
-	kf_buf_addf(out, "\n#line 1 \"%s\"\n%s\n", t->oracle, oracle_source);
+	kf_buf_addf(out, "\n#line 1 \"%s\"\n%s\n#line 1 \"kf_oracle_reference(%s)\"\n", t->oracle, oracle_source, t->name);
 	kf_abi_prototype(t, KF_BACKEND_CPU, &proto);
 	kf_buf_add(out, proto.data, proto.len - 1); /* without the prototype's ';' */
 	kf_buf_free(&proto);
@@ -637,8 +637,8 @@ void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source,
 		kf_buf_addf(out, "\tn[%d] = 1", i);
 		for (int k = 0; k < x->ndim; k++)
 			kf_buf_addf(out, " * (int64_t)(%s)", x->dims[k]);
-		kf_buf_addf(out, ";\n\tif (!(d[%d] = malloc(sizeof(double) * (size_t)(n[%d] ? n[%d] : 1))))\n\t\tgoto out;\n", i, i,
-			    i);
+		kf_buf_addf(out, ";\n\tif (!(d[%d] = calloc((size_t)(n[%d] ? n[%d] : 1), sizeof(double))))\n\t\tgoto out;\n", i,
+			    i, i);
 		if (x->is_output)
 			continue;
 		char elem[KF_NAME_MAX + 16];

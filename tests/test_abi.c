@@ -643,6 +643,7 @@ static const char lowp_spec[] =
 	"  {\"name\": \"r\", \"dtype\": \"fp4_e2m1x2\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"uniform\", \"lo\": -6, \"hi\": 6}},\n"
 	"  {\"name\": \"s\", \"dtype\": \"e8m0\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"int\", \"lo\": -2, \"hi\": 2}}],\n"
 	" \"outputs\": [{\"name\": \"y\", \"dtype\": \"i64\", \"shape\": [\"n\"]}, {\"name\": \"z\", \"dtype\": \"fp8_e4m3\", \"shape\": [\"n\"]}],\n"
+	" \"scalars\": [{\"name\": \"alpha\", \"type\": \"float\", \"value\": 0.5}, {\"name\": \"k\", \"type\": \"int\", \"value\": 3}],\n"
 	" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 64}}, \"test\": [{\"n\": 8}], \"ragged\": [{\"n\": 7}], \"hidden\": [{\"n\": 9}]},\n"
 	" \"tolerance\": {\"i64\": {\"atol\": 0, \"rtol\": 0}, \"fp8_e4m3\": {\"atol\": 0.1, \"rtol\": 0.1}},\n"
 	" \"flops\": \"n\", \"reference\": {\"cpu\": \"x.c\"}, \"oracle\": \"o.c\", \"min_runtime_ms\": {\"cpu\": 1}}\n";
@@ -669,13 +670,13 @@ Test(abi, headers_give_every_v2_dtype_a_storage_type)
 	kf_abi_prototype(t, KF_BACKEND_CPU, &p);
 	cr_expect_str_eq(p.data, "int kf_launch(const int8_t *a, const uint8_t *b, const bool *m, const int64_t *w, "
 				 "const kf_fp8_e4m3 *p, const kf_fp8_e5m2 *q, const kf_fp4x2 *r, const kf_e8m0 *s, "
-				 "int64_t *y, kf_fp8_e4m3 *z, int n);");
+				 "int64_t *y, kf_fp8_e4m3 *z, int n, float alpha, int k);");
 	kf_buf_reset(&p);
 	kf_abi_prototype(t, KF_BACKEND_CUDA, &p);
 	cr_expect_str_eq(p.data, "extern \"C\" int kf_launch(const signed char *a, const unsigned char *b, const bool *m, "
 				 "const long long *w, const __nv_fp8_e4m3 *p, const __nv_fp8_e5m2 *q, "
 				 "const __nv_fp4x2_e2m1 *r, const __nv_fp8_e8m0 *s, long long *y, __nv_fp8_e4m3 *z, int n, "
-				 "cudaStream_t stream);");
+				 "float alpha, int k, cudaStream_t stream);");
 	kf_buf_free(&p);
 	kf_task_free(t);
 }
@@ -712,7 +713,7 @@ Test(abi, generated_fp8_fp4_and_e8m0_conversions_match_the_judges_exactly)
 	kf_task_free(t);
 }
 
-Test(abi, a_cuda_header_with_every_v2_dtype_compiles_with_nvcc)
+Test(abi, a_cuda_header_and_shim_with_every_v2_dtype_and_scalars_compile_with_nvcc)
 {
 	if (access(NVCC, X_OK) != 0)
 		cr_skip_test("%s is not installed", NVCC);

@@ -9,15 +9,19 @@
 #include "eval/task.h"
 
 static const char *const help_text =
-	"usage: kforge tasks [--json] [--check] [--db PATH]\n"
+	"usage: kforge tasks [--suite DIR] [--json] [--check] [--db PATH]\n"
 	"\n"
-	"Lists every task under the task directory ($KFORGE_TASKS, else tasks/ in kforge's home):\n"
-	"name, level, the CPU entry point, and the benchmark shapes. A broken task file is reported as\n"
-	"FILE:FIELD: reason with exit code 2.\n"
+	"Lists every task under the task directory (--suite DIR, else $KFORGE_TASKS, else tasks/ in\n"
+	"kforge's home): name, level, the CPU entry point, and the benchmark shapes. Every error of every\n"
+	"broken task file is reported, one FILE:FIELD: reason line each, and the exit code is then 2;\n"
+	"the other tasks are still listed (and checked).\n"
 	"\n"
 	"  --json    print a JSON array of tasks (name, level, description, signature per backend, shapes)\n"
+	"  --suite DIR  the task suite to read (a folder of levelN/ folders); reference and oracle paths\n"
+	"            of its specs are found under kforge's home or, failing that, under DIR\n"
 	"  --check   also verify each task is well posed: zeros, a constant and a copy of an input must\n"
-	"            fail its tolerance, and its output must depend on its inputs (compiles the oracles)\n"
+	"            fail its tolerance, and its output must depend on its inputs (compiles the oracles);\n"
+	"            an ill-posed task is reported and the check goes on with the next\n"
 	"  --db PATH accepted for symmetry with the other commands; tasks reads no database\n"
 	"\n"
 	"Example: kforge tasks --json\n";
@@ -51,12 +55,23 @@ static cJSON *task_json(const struct kf_task *t)
 	return o;
 }
 
+/* Each error line as the CLI prints errors: "kforge: FILE:FIELD: reason". */
+static void print_errors(const char *text)
+{
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+		fprintf(stderr, "kforge: %.*s\n", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
 int kf_cmd_tasks(int argc, char **argv)
 {
-	const char *db = NULL;
+	const char *db = NULL, *suite = NULL;
 	bool json = false, check = false, help = false;
 	const struct kf_opt opts[] = { { "json", false, NULL, &json }, { "check", false, NULL, &check },
-				       { "db", true, &db, NULL },      { NULL, false, NULL, NULL } };
+				       { "db", true, &db, NULL },      { "suite", true, &suite, NULL },
+				       { NULL, false, NULL, NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };
@@ -66,16 +81,31 @@ int kf_cmd_tasks(int argc, char **argv)
 		fputs(help_text, stdout);
 		return KF_EXIT_OK;
 	}
+	if (suite)
+		kf_tasks_set_dir(suite);
 	struct kf_task **ts = NULL;
-	int n = 0;
-	if (kf_task_list(NULL, &ts, &n, &err) != KF_OK)
+	int n = 0, n_broken = 0, n_ill = 0;
+	kf_buf report = KF_BUF_INIT;
+	if (kf_task_list_report(NULL, &ts, &n, &report, &n_broken, &err) != KF_OK) {
+		kf_buf_free(&report);
 		return kf_cli_fail(&err);
-	int rc = KF_EXIT_OK;
+	}
+	print_errors(report.data);
+	kf_buf_free(&report);
+	int rc = n_broken ? KF_EXIT_USAGE : KF_EXIT_OK;
 	for (int i = 0; i < n && check; i++) {
-		if (kf_judge_check_task(ts[i], &err) != KF_OK) {
+		int crc = kf_judge_check_task(ts[i], &err);
+		if (crc == KF_OK)
+			continue;
+		/* An ill-posed task is reported and the others are still checked; kforge's own
+		 * failure stops the check. */
+		if (crc != KF_EINPUT) {
 			rc = kf_cli_fail(&err);
 			goto out;
 		}
+		print_errors(err.msg);
+		n_ill++;
+		rc = KF_EXIT_USAGE;
 	}
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
@@ -95,7 +125,10 @@ int kf_cmd_tasks(int argc, char **argv)
 			printf("%-*s %-5d %s\n", width, ts[i]->name, ts[i]->level, p.data ? p.data : "");
 			kf_buf_free(&p);
 		}
-		printf("%d tasks%s\n", n, check ? ", all well posed" : "");
+		if (n_broken || n_ill)
+			printf("%d tasks loaded, %d broken, %d ill-posed\n", n, n_broken, n_ill);
+		else
+			printf("%d tasks%s\n", n, check ? ", all well posed" : "");
 	}
 out:
 	kf_task_list_free(ts, n);

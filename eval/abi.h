@@ -28,5 +28,9 @@ void kf_abi_shim(const struct kf_task *t, enum kf_backend b, kf_buf *out);
 /* Oracle header and shim: kf_oracle takes every tensor as double, same argument order. */
 void kf_abi_oracle_header(const struct kf_task *t, kf_buf *out);
 void kf_abi_oracle_shim(const struct kf_task *t, kf_buf *out);
+/* For a task without a CPU reference: a CPU kernel with the typed ABI (compiled like a reference,
+ * with kf_task.h) made of the oracle's source and a kf_launch that widens the inputs to double,
+ * calls kf_oracle and rounds the outputs once to their dtypes. */
+void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source, kf_buf *out);
 
 #endif

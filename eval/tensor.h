@@ -15,6 +15,8 @@
 #define KF_POISON_F32 0x7fa5a5a5u
 #define KF_POISON_16 0x7da5u /* bf16 and f16: a NaN payload in both formats */
 #define KF_POISON_I32 0x7fa5a5a5u
+#define KF_POISON_8 0xffu /* one-byte dtypes: NaN in fp8 and e8m0, no bool (none for i8/u8/fp4) */
+#define KF_POISON_64 0x7fa5a5a5a5a5a5a5ull /* i64 */
 
 /* Table-driven normal draws: fresh values at a few ns per element (see tensor.c). */
 struct kf_sampler;
@@ -25,8 +27,11 @@ void kf_sampler_free(struct kf_sampler *s);
 void kf_tensor_fill(struct kf_sampler *s, kf_rng *r, const struct kf_dist *dist, enum kf_dtype d, void *dst,
 		    int64_t n);
 void kf_tensor_poison(enum kf_dtype d, void *dst, int64_t n);
-/* Elements still holding the poison pattern; *first gets the first index (or -1). */
+/* Elements still holding the poison pattern; *first gets the first index (or -1). Always 0 for
+ * i8, u8 and fp4_e2m1x2, whose every byte is a value. */
 int64_t kf_tensor_count_poison(enum kf_dtype d, const void *src, int64_t n, int64_t *first);
+/* Values as doubles: exact for every dtype but i64 beyond 2^53; fp4_e2m1x2 gives the packed byte
+ * (0..255), e8m0 the scale 2^(e-127). */
 void kf_tensor_to_double(enum kf_dtype d, const void *src, double *dst, int64_t n);
 double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i);
 /* Stores v rounded to dtype d (as a draw is) and returns the stored value. */

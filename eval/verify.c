@@ -251,7 +251,7 @@ int kf_trials_open(const struct kf_task *t, const char *source, size_t len, cons
 	tr->o = o;
 	tr->b = o->backend;
 	*out = tr;
-	if (!t->reference[tr->b]) {
+	if (!kf_task_has_backend(t, tr->b)) {
 		snprintf(tr->unusable, sizeof tr->unusable, "task %s has no %s reference kernel", t->name,
 			 kf_backend_name(tr->b));
 		return KF_OK;
@@ -373,11 +373,10 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 			return err->code;
 	if (tr->ops->sync(tr->area, err) != KF_OK)
 		return err->code;
-	long long ints[KF_MAX_SYMBOLS];
-	for (int i = 0; i < t->n_symbols; i++)
-		ints[i] = (long long)s->v[i];
+	long long ints[KF_TASK_MAX_INTS];
+	int n_ints = kf_task_call_ints(t, s, ints);
 	struct kf_call_result cr;
-	if (kf_runner_call(tr->runner, tr->off, n_tensors(t), ints, t->n_symbols, &cr, err) != KF_OK)
+	if (kf_runner_call(tr->runner, tr->off, n_tensors(t), ints, n_ints, &cr, err) != KF_OK)
 		return err->code;
 	if (cr.status == KF_CALL_DIED) {
 		kf_runner_stop(tr->runner);
@@ -420,9 +419,8 @@ static int compute_expected(struct kf_trials *tr, const struct kf_shape *s, kf_e
 	const struct kf_task *t = tr->t;
 	if (load_trusted_pair(tr, err) != KF_OK)
 		return err->code;
-	long long ints[KF_MAX_SYMBOLS];
-	for (int i = 0; i < t->n_symbols; i++)
-		ints[i] = (long long)s->v[i];
+	long long ints[KF_TASK_MAX_INTS];
+	kf_task_call_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
 	int rc;
 	bool oracle = kf_judge_uses_oracle(t, s);
@@ -514,7 +512,7 @@ int kf_trials_repeat(struct kf_trials *tr, const struct kf_trial *trial, int run
 			res->bitwise = false;
 			kf_tensor_to_double(ten->dtype, tr->keep[i], tr->dval[i], n);
 			struct kf_cmp c;
-			kf_compare(ten->dtype, tr->host[i], tr->dval[i], n, t->tol[ten->dtype], &c);
+			kf_compare(ten->dtype, tr->host[i], tr->dval[i], n, kf_task_tolerance(t, i), &c);
 			if (c.margin > res->margin)
 				res->margin = c.margin;
 			if (t->determinism == KF_DET_BITWISE || !c.pass) {
@@ -1150,7 +1148,7 @@ static bool outputs_agree(const struct kf_task *t, const struct kf_probe_out *a,
 		return false;
 	int at = 0;
 	for (int i = 0; i < a->n_outputs; i++) {
-		struct kf_tolerance tol = t->tol[t->tensors[t->n_inputs + i].dtype];
+		struct kf_tolerance tol = kf_task_tolerance(t, t->n_inputs + i);
 		if (a->count[i] != b->count[i])
 			return false;
 		for (int k = 0; k < a->count[i]; k++, at++) {

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #define KF_PROTO_MAGIC 0x6b66726eu /* "kfrn" */
-#define KF_PROTO_MAX_BUFS 8
-#define KF_PROTO_MAX_INTS 8
+#define KF_PROTO_MAX_BUFS 16 /* KF_MAX_TENSORS */
+#define KF_PROTO_MAX_INTS 24 /* KF_MAX_SYMBOLS shape symbols, then up to KF_MAX_SCALARS scalar parameters */
 #define KF_PROTO_TEXT_MAX 240
 
 /* File descriptors the runner finds already open at exec. */

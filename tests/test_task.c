@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "eval/task.h"
+#include "eval/tensor.h"
 
 #define SPEC_PATH "tasks/level1/toy.json"
 
@@ -323,12 +325,10 @@ Test(task, rejects_duplicate_fields)
 Test(task, rejects_a_missing_required_field)
 {
 	const char *required[] = { "name", "level", "description", "symbols", "inputs", "outputs",
-				   "shapes", "tolerance", "flops", "reference", "oracle",
-				   "min_runtime_ms" };
+				   "shapes", "tolerance", "flops", "oracle", "min_runtime_ms" };
 	for (size_t i = 0; i < sizeof required / sizeof *required; i++)
 		rejects(required[i], NULL, required[i], "missing");
 	rejects("shapes.hidden", NULL, "shapes.hidden", "missing");
-	rejects("reference.cpu", NULL, "reference.cpu", "missing");
 	rejects("inputs[0].dist", NULL, "inputs[0].dist", "missing");
 	rejects("tolerance.bf16.rtol", NULL, "tolerance.bf16.rtol", "missing");
 }
@@ -363,7 +363,11 @@ Test(task, rejects_a_description_that_would_end_the_header_comment)
 
 Test(task, rejects_bad_symbols)
 {
-	rejects("symbols", "[]", "symbols", "must be an array of 1 to 8 symbol names");
+	rejects("symbols", "[]", "symbols", "must be an array of 1 to 12 symbol names");
+	rejects("symbols", "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\"]", "symbols",
+		"1 to 12 symbol names");
+	rejects("symbols[1]", "{\"name\": \"N\", \"min\": 2}", "symbols[1].min", "must be an integer between 0 and 1");
+	rejects("symbols[1]", "{\"name\": \"N\", \"mni\": 0}", "symbols[1].mni", "did you mean \"min\"");
 	rejects("symbols", "[\"M\", \"N\", \"K\", \"M\"]", "symbols[3]", "duplicate symbol \"M\"");
 	rejects("symbols[1]", "\"2N\"", "symbols[1]", "is not a C identifier");
 	rejects("symbols[1]", "\"int\"", "symbols[1]", "keyword or reserved name");
@@ -388,23 +392,23 @@ Test(task, rejects_missing_or_too_many_tensors)
 {
 	rejects("inputs", "[]", "inputs", "must be a non-empty array of tensors");
 	rejects("outputs", "[]", "outputs", "must be a non-empty array of tensors");
-	char *text = spec_with("outputs",
-			       "[{\"name\": \"o1\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o2\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o3\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o4\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o5\", \"dtype\": \"bf16\", \"shape\": [\"M\"]},"
-			       " {\"name\": \"o6\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}]");
-	expect_error(text, "outputs[5]", "more than 8 tensors in all");
+	/* 3 inputs + 13 outputs is the limit of 16; a 14th output is one too many. */
+	kf_buf outs = KF_BUF_INIT;
+	for (int i = 1; i <= 14; i++)
+		kf_buf_addf(&outs, "%s{\"name\": \"o%d\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}", i > 1 ? "," : "[", i);
+	kf_buf_adds(&outs, "]");
+	char *text = spec_with("outputs", outs.data);
+	expect_error(text, "outputs[13]", "more than 16 tensors in all");
 	free(text);
+	kf_buf_free(&outs);
 }
 
 Test(task, rejects_a_bad_dtype_or_shape)
 {
 	rejects("inputs[0].dtype", "\"fp32\"", "inputs[0].dtype", "\"fp32\" is not a dtype");
-	rejects("inputs[0].shape", "[]", "inputs[0].shape", "must be an array of 1 to 4 dimensions");
-	rejects("inputs[0].shape", "[\"M\", \"N\", \"K\", \"M\", \"N\"]", "inputs[0].shape",
-		"1 to 4 dimensions");
+	rejects("inputs[0].shape", "[]", "inputs[0].shape", "must be an array of 1 to 6 dimensions");
+	rejects("inputs[0].shape", "[\"M\", \"N\", \"K\", \"M\", \"N\", 1, 1]", "inputs[0].shape",
+		"1 to 6 dimensions");
 	rejects("inputs[0].shape[1]", "\"Q\"", "inputs[0].shape[1]", "unknown symbol 'Q' at column 1");
 	rejects("inputs[0].shape[1]", "\"K*\"", "inputs[0].shape[1]", "expression ends early");
 	rejects("inputs[0].shape[1]", "\"(K\"", "inputs[0].shape[1]", "expected ')'");
@@ -465,7 +469,8 @@ Test(task, rejects_missing_or_invalid_tolerances)
 {
 	rejects("tolerance", "{}", "tolerance", "no entry for bf16 (the dtype of output C)");
 	rejects("tolerance.f32", "{\"atol\": 0, \"rtol\": 0}", "tolerance.f32", "no output has dtype f32");
-	rejects("tolerance.fp16", "{\"atol\": 0, \"rtol\": 0}", "tolerance.fp16", "is not a dtype");
+	rejects("tolerance.fp16", "{\"atol\": 0, \"rtol\": 0}", "tolerance.fp16", "is neither a dtype");
+	rejects("tolerance.A", "{\"atol\": 0, \"rtol\": 0}", "tolerance.A", "A is an input; tolerances are for outputs");
 	rejects("tolerance.bf16.atol", "-1e-3", "tolerance.bf16.atol", "must not be negative");
 	char *inf = replace_once(base_spec, "\"rtol\": 0.01", "\"rtol\": 1e999");
 	expect_error(inf, "tolerance.bf16.rtol", "must be a finite number");
@@ -492,13 +497,13 @@ Test(task, rejects_insane_distribution_parameters)
 	rejects("inputs[0].dist", "{\"kind\": \"ties\", \"lo\": 0, \"hi\": 1, \"levels\": 1}",
 		"inputs[0].dist.levels", "must be an integer between 2 and");
 	rejects("inputs[0].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 1}", "inputs[0].dist.kind",
-		"the int distribution is for i32 tensors only");
+		"the int distribution is for integer tensors");
 	rejects("inputs[2].dist", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1}",
 		"inputs[2].dist.kind", "i32 tensors take the int distribution");
 	rejects("inputs[2].dist.hi", "0.5", "inputs[2].dist.hi", "must be an integer between");
 	rejects("inputs[0].dist.kind", "\"gaussian\"", "inputs[0].dist.kind", "is not a distribution");
 	rejects("inputs[0].dist.mean", "1e39", "inputs[0].dist", "do not fit in bf16");
-	rejects("inputs[1].dist.fan_in", "\"K\"", "inputs[1].dist.fan_in", "unknown field");
+	rejects("inputs[2].dist.fan_in", "\"K\"", "inputs[2].dist.fan_in", "unknown field");
 	rejects("inputs[0].dist.fan_in", "\"Q\"", "inputs[0].dist.fan_in", "unknown symbol");
 	rejects("inputs[0].dist.fan_in", "\"K - 64\"", "inputs[0].dist.fan_in", "at shapes.test[0]: 0 is below 1");
 	rejects("inputs[0].dist.fan_in", "\"K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K+K\"", "inputs[0].dist.fan_in",
@@ -771,5 +776,367 @@ Test(task, names_backends_dtypes_and_shape_sets)
 	kf_task_shape_format(t, &t->shapes[KF_SET_RAGGED][1], &b2);
 	cr_expect_str_eq(b2.data, "M=8 N=8 K=3");
 	kf_buf_free(&b2);
+	kf_task_free(t);
+}
+
+/* ---- format v2: every error at once, suites, sizes, zero symbols, constraints ---- */
+
+Test(task, reports_every_error_of_a_spec_in_one_run)
+{
+	char *a = replace_once(base_spec, "\"dtype\": \"bf16\"", "\"dtype\": \"fp32\"");
+	char *b = replace_once(a, "\"flops\": \"2*M*N*K\"", "\"flops\": \"2*Q\"");
+	char *c = replace_once(b, "\"level\": 1", "\"level\": 7");
+	char *d = replace_once(c, "A @ B", "A */ B");
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse(SPEC_PATH, d, strlen(d), &t, &err), KF_EINPUT);
+	const char *want[] = { SPEC_PATH ":level: must be an integer between 1 and 3",
+			       SPEC_PATH ":inputs[0].dtype: \"fp32\" is not a dtype",
+			       SPEC_PATH ":flops: \"2*Q\": unknown symbol 'Q'",
+			       SPEC_PATH ":description: must not contain" };
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		cr_expect_not_null(strstr(err.msg, want[i]), "missing \"%s\" in:\n%s", want[i], err.msg);
+	free(a), free(b), free(c), free(d);
+}
+
+Test(task, reports_a_field_that_fails_at_many_shapes_once)
+{
+	char *text = spec_with("flops", "\"M-200\"");
+	expect_error(text, "flops", "at shapes.test[0]: -136 is negative");
+	free(text);
+}
+
+Test(task, accepts_twelve_symbols_six_dimensions_and_sixteen_tensors)
+{
+	char *a = spec_with("symbols", "[\"M\",\"N\",\"K\",\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]");
+	char *b = replace_once(a, "\"M\", \"K\"]", "\"M\", \"K\", \"a\", \"b\", \"c\", \"d\"]");
+	cJSON *root = cJSON_Parse(b);
+	/* every shape gives the eight new symbols a value */
+	const char *sets[] = { "test", "ragged", "hidden" };
+	cJSON *shapes = cJSON_GetObjectItem(root, "shapes");
+	for (int s = -1; s < 3; s++) {
+		cJSON *arr = s < 0 ? cJSON_GetObjectItem(cJSON_GetObjectItem(shapes, "bench"), "cpu") : cJSON_GetObjectItem(shapes, sets[s]);
+		cJSON *items = s < 0 ? NULL : arr->child;
+		for (cJSON *sh = s < 0 ? arr : items; sh; sh = s < 0 ? NULL : sh->next)
+			for (const char *p = "abcdefghi"; *p; p++) {
+				char name[2] = { *p, 0 };
+				cJSON_AddNumberToObject(sh, name, 2);
+			}
+	}
+	cJSON *outs = cJSON_GetObjectItem(root, "outputs");
+	for (int i = 0; i < 12; i++) {
+		char o[128];
+		snprintf(o, sizeof o, "{\"name\": \"extra%d\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}", i);
+		cJSON_AddItemToArray(outs, cJSON_Parse(o));
+	}
+	char *text = cJSON_Print(root);
+	struct kf_task *t = parse_ok(text);
+	cr_expect_eq(t->n_symbols, 12);
+	cr_expect_eq(t->tensors[0].ndim, 6);
+	cr_expect_eq(t->n_inputs + t->n_outputs, 16);
+	kf_task_free(t);
+	cJSON_Delete(root);
+	free(text), free(a), free(b);
+}
+
+Test(task, lets_a_symbol_declared_with_min_0_be_0_and_its_tensors_empty)
+{
+	char *a = replace_once(base_spec, "[\"M\", \"N\", \"K\"]", "[{\"name\": \"M\", \"min\": 0}, \"N\", \"K\"]");
+	char *b = replace_once(a, "{\"M\": 8, \"N\": 8, \"K\": 3}", "{\"M\": 0, \"N\": 8, \"K\": 3}");
+	struct kf_task *t = parse_ok(b);
+	cr_expect_eq(t->symbol_min[0], 0);
+	cr_expect_eq(t->symbol_min[1], 1);
+	cr_expect_eq(t->shapes[KF_SET_RAGGED][1].v[0], 0);
+	cr_expect_eq(kf_task_numel(t, 0, &t->shapes[KF_SET_RAGGED][1]), 0);
+	kf_task_free(t);
+	/* N was not declared with min 0 */
+	char *c = replace_once(b, "\"N\": 8, \"K\": 3", "\"N\": 0, \"K\": 3");
+	expect_error(c, "shapes.ragged[1].N", "must be a positive integer");
+	free(a), free(b), free(c);
+}
+
+Test(task, checks_constraints_between_symbols_at_every_shape)
+{
+	struct kf_task *t = accepts("constraints", "[\"K <= M\", \"(M + K) % 1 == 0\"]");
+	cr_expect_eq(t->n_constraints, 2);
+	int failed;
+	kf_err err = { 0 };
+	struct kf_shape bad = { .v = { 4, 4, 5 } };
+	cr_expect_eq(kf_task_check_constraints(t, &bad, &failed, &err), KF_EINPUT);
+	cr_expect_eq(failed, 0);
+	cr_expect_not_null(strstr(err.msg, "\"K <= M\" does not hold (5 <= 4 is false)"), "%s", err.msg);
+	kf_task_free(t);
+	rejects("constraints", "[\"M % 8 == 0\"]", "constraints[0]",
+		"at shapes.ragged[0]: \"M % 8 == 0\" does not hold (1 == 0 is false)");
+	rejects("constraints", "[\"M < N < K\"]", "constraints[0]", "must be one comparison");
+	rejects("constraints", "[\"M + 1\"]", "constraints[0]", "must be one comparison");
+	rejects("constraints", "[\"M == Q\"]", "constraints[0]", "unknown symbol 'Q'");
+	rejects("constraints", "\"M > 0\"", "constraints", "must be an array");
+}
+
+Test(task, lists_every_good_task_and_reports_every_broken_one)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	scratch_dir(dir, sizeof dir);
+	write_spec(dir, "level1", "good", 1);
+	write_spec(dir, "level1", "bad_one", 1);
+	write_spec(dir, "level2", "bad_two", 2);
+	snprintf(path, sizeof path, "%s/level1/bad_one.json", dir);
+	cr_assert_eq(kf_write_file(path, "{\"name\": 1}", 11, NULL), KF_OK);
+	snprintf(path, sizeof path, "%s/level2/bad_two.json", dir);
+	const char *bad_two = "{\"name\": \"bad_two\", \"level\": 1}";
+	cr_assert_eq(kf_write_file(path, bad_two, strlen(bad_two), NULL), KF_OK);
+	struct kf_task **ts;
+	int n, broken;
+	kf_buf report = KF_BUF_INIT;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_list_report(dir, &ts, &n, &report, &broken, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(n, 1);
+	cr_expect_str_eq(ts[0]->name, "good");
+	cr_expect_eq(broken, 2);
+	cr_expect_not_null(strstr(report.data, "bad_one.json:name: must be a non-empty string"), "%s", report.data);
+	cr_expect_not_null(strstr(report.data, "bad_two.json:level: 1, but the file is in level2/"), "%s", report.data);
+	cr_expect_not_null(strstr(report.data, "bad_two.json:symbols: missing"), "%s", report.data);
+	kf_buf_free(&report);
+	kf_task_list_free(ts, n);
+	kf_rm_rf(dir);
+}
+
+Test(task, finds_sources_under_the_suite_when_not_under_kforge_home)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	scratch_dir(dir, sizeof dir);
+	write_spec(dir, "level1", "toy", 1);
+	kf_tasks_set_dir(dir);
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_find(NULL, "toy", &t, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_EINPUT);
+	cr_expect_not_null(strstr(err.msg, "not found under"), "%s", err.msg);
+	const char *files[] = { "reference_kernels/cpu/toy.c", "reference_kernels/oracle/toy.c" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		char *slash = strrchr(path, '/');
+		*slash = '\0';
+		cr_assert_eq(kf_mkdir_p(path, NULL), KF_OK);
+		*slash = '/';
+		cr_assert_eq(kf_write_file(path, "int x;\n", 7, NULL), KF_OK);
+	}
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_OK, "%s", err.msg);
+	char found[PATH_MAX];
+	cr_expect_eq(kf_task_source_path(t, files[1], found, sizeof found), 0);
+	cr_expect_str_eq(found, path);
+	kf_task_free(t);
+	kf_tasks_set_dir(NULL);
+	kf_rm_rf(dir);
+}
+
+Test(task, gives_each_v2_dtype_its_distribution_rules_and_rejects_packed_outputs)
+{
+	struct kf_task *t = accepts("inputs[2].dtype", "\"i64\"");
+	cr_expect_eq(t->tensors[2].dtype, KF_DTYPE_I64);
+	kf_task_free(t);
+	t = accepts("inputs[0].dtype", "\"fp8_e5m2\"");
+	cr_expect_eq(kf_dtype_size(t->tensors[0].dtype), 1);
+	cr_expect_eq(t->compute_dtype, KF_DTYPE_BF16, "the first input with an arithmetic dtype");
+	kf_task_free(t);
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"u8\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 256}}",
+		"inputs[2].dist.hi", "must be an integer between 0 and 255");
+	rejects("inputs[2].dtype", "\"bool\"", "inputs[2].dist.hi", "must be an integer between 0 and 1");
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i8\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"uniform\", \"lo\": 0, \"hi\": 1}}",
+		"inputs[2].dist.kind", "i8 tensors take the int distribution");
+	/* the stress variant's std 100 reaches 800, beyond fp8_e4m3's 448 */
+	rejects("inputs[0].dtype", "\"fp8_e4m3\"", "stress[0].inputs.A", "do not fit in fp8_e4m3");
+	rejects("inputs[0].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 3}", "inputs[0].dist.kind",
+		"the int distribution is for integer tensors");
+	rejects("outputs[0].dtype", "\"fp4_e2m1x2\"", "outputs[0].dtype", "is for inputs only");
+	rejects("outputs[0].dtype", "\"e8m0\"", "outputs[0].dtype", "is for inputs only");
+	rejects("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i64\", \"shape\": [\"M\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 1e17}}",
+		"inputs[2].dist.hi", "must be an integer between -9007199254740992 and 9007199254740992");
+	rejects("inputs[0]", "{\"name\": \"A\", \"dtype\": \"fp8_e5m2\", \"shape\": [\"M\", \"K\"], \"dist\": {\"kind\": \"uniform\", \"lo\": 0, \"hi\": 60000}}",
+		"inputs[0].dist", "values up to 60000 do not fit in fp8_e5m2");
+	rejects("inputs[1]", "{\"name\": \"B\", \"dtype\": \"e8m0\", \"shape\": [\"K\", \"N\"], \"dist\": {\"kind\": \"int\", \"lo\": 0, \"hi\": 128}}",
+		"inputs[1].dist.hi", "must be an integer between -127 and 127");
+	rejects("inputs[2].dtype", "\"fp4\"", "inputs[2].dtype", "\"fp4\" is not a dtype (f32, bf16, f16, i32, i8, u8, bool, i64");
+}
+
+Test(task, passes_scalar_parameters_after_the_symbols_fixed_or_drawn_per_shape)
+{
+	struct kf_task *t = accepts("scalars", "[{\"name\": \"eps\", \"type\": \"float\", \"value\": 1e-5},"
+					       " {\"name\": \"kh\", \"type\": \"int\", \"value\": \"K/2\"},"
+					       " {\"name\": \"alpha\", \"type\": \"float\", \"dist\": {\"kind\": \"uniform\", \"lo\": 1, \"hi\": 2}}]");
+	cr_assert_eq(t->n_scalars, 3);
+	long long ints[KF_TASK_MAX_INTS];
+	const struct kf_shape *s = &t->shapes[KF_SET_TEST][0];
+	cr_assert_eq(kf_task_call_ints(t, s, ints), 6);
+	cr_expect_eq(ints[0], 64);
+	double eps, alpha, again;
+	memcpy(&eps, &ints[3], sizeof eps);
+	cr_expect_eq(eps, 1e-5);
+	cr_expect_eq(ints[4], 32);
+	memcpy(&alpha, &ints[5], sizeof alpha);
+	cr_expect(alpha >= 1 && alpha < 2, "%g", alpha);
+	again = kf_task_scalar(t, 2, s);
+	cr_expect_eq(alpha, again, "a drawn scalar is the same at every call at one shape");
+	cr_expect_neq(alpha, kf_task_scalar(t, 2, &t->shapes[KF_SET_TEST][1]), "and differs across shapes");
+	kf_task_free(t);
+	rejects("scalars", "[{\"name\": \"M\", \"type\": \"float\", \"value\": 1}]", "scalars[0].name", "already a symbol or tensor");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"double\", \"value\": 1}]", "scalars[0].type", "is not \"float\" or \"int\"");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"float\"}]", "scalars[0]", "exactly one of \"value\"");
+	rejects("scalars", "[{\"name\": \"e\", \"type\": \"int\", \"value\": \"Q\"}]", "scalars[0].value", "unknown symbol 'Q'");
+}
+
+/* ---- format v2 distributions, generators, per-output tolerance, workspace ---- */
+
+static void draw_input(const struct kf_task *t, int i, const struct kf_shape *s, void *dst)
+{
+	struct kf_sampler *sm = kf_sampler_new();
+	kf_rng r;
+	kf_rng_seed(&r, 11);
+	struct kf_dist d = kf_task_dist(t, i, NULL, s);
+	kf_tensor_fill(sm, &r, &d, t->tensors[i].dtype, dst, kf_task_numel(t, i, s));
+	kf_sampler_free(sm);
+}
+
+Test(task, draws_constants_choices_and_int_bounds_that_follow_the_shape)
+{
+	struct kf_task *t = accepts("inputs[2].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"K-1\"}");
+	const struct kf_shape *s = &t->shapes[KF_SET_TEST][1]; /* K = 32 */
+	struct kf_dist d = kf_task_dist(t, 2, NULL, s);
+	cr_expect_eq(d.a, 0);
+	cr_expect_eq(d.b, 31);
+	int32_t idx[128];
+	draw_input(t, 2, s, idx);
+	for (int i = 0; i < 128; i++)
+		cr_assert(idx[i] >= 0 && idx[i] <= 31);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"choice\", \"values\": [-1, 1]}");
+	uint16_t b[64 * 64];
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	for (int i = 0; i < 64 * 64; i++)
+		cr_assert(kf_tensor_get(KF_DTYPE_BF16, b, i) == 1 || kf_tensor_get(KF_DTYPE_BF16, b, i) == -1);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"constant\", \"value\": 0.5}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	cr_expect_eq(kf_tensor_get(KF_DTYPE_BF16, b, 77), 0.5);
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"uniform\", \"lo\": -1, \"hi\": 1, \"fan_in\": \"K\"}");
+	d = kf_task_dist(t, 1, NULL, &t->shapes[KF_SET_TEST][0]); /* K = 64 */
+	cr_expect_eq(d.b, 0.125);
+	kf_task_free(t);
+	rejects("inputs[2].dist", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"K-100\"}", "inputs[2].dist",
+		"at shapes.test[0]: int bounds [0, -36] must have lo <= hi");
+	rejects("inputs[2].dist", "{\"kind\": \"choice\", \"values\": [0.5]}", "inputs[2].dist.values[0]", "is not a i32 value");
+	rejects("inputs[1].dist", "{\"kind\": \"choice\", \"values\": []}", "inputs[1].dist.values", "1 to 16 numbers");
+	rejects("inputs[1].dist", "{\"kind\": \"constant\"}", "inputs[1].dist.value", "missing");
+	rejects("inputs[1].dist", "{\"kind\": \"gamma\"}", "inputs[1].dist.kind", "is not a distribution");
+}
+
+Test(task, generates_structured_inputs_rows_permutations_offsets_routing_pages_and_scales)
+{
+	const struct kf_shape *s;
+	struct kf_task *t = accepts("inputs[1].dist", "{\"kind\": \"normalized_rows\", \"row\": \"N\"}");
+	s = &t->shapes[KF_SET_TEST][0]; /* K = N = 64: B is K x N */
+	static uint16_t b[64 * 64];
+	draw_input(t, 1, s, b);
+	double norm = 0;
+	for (int i = 0; i < 64; i++)
+		norm += kf_tensor_get(KF_DTYPE_BF16, b, 64 + i) * kf_tensor_get(KF_DTYPE_BF16, b, 64 + i);
+	cr_expect(fabs(norm - 1) < 0.02, "row norm^2 %g", norm);
+	kf_task_free(t);
+
+	int32_t idx[128];
+	bool seen[128] = { false };
+	t = accepts("inputs[2].dist", "{\"kind\": \"permutation\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx); /* M = 128 */
+	for (int i = 0; i < 128; i++) {
+		cr_assert(idx[i] >= 0 && idx[i] < 128 && !seen[idx[i]]);
+		seen[idx[i]] = true;
+	}
+	kf_task_free(t);
+	t = accepts("inputs[2].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"K*10\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx);
+	cr_expect_eq(idx[0], 0);
+	cr_expect_eq(idx[127], 320);
+	for (int i = 1; i < 128; i++)
+		cr_assert(idx[i] >= idx[i - 1]);
+	kf_task_free(t);
+	t = accepts("inputs[2]", "{\"name\": \"idx\", \"dtype\": \"i32\", \"shape\": [\"M\", 4],"
+				 " \"dist\": {\"kind\": \"topk_indices\", \"k\": 4, \"range\": \"K+4\"}}");
+	static int32_t top[128 * 4];
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], top); /* K + 4 = 36 experts */
+	for (int r = 0; r < 128; r++)
+		for (int a = 0; a < 4; a++) {
+			cr_assert(top[4 * r + a] >= 0 && top[4 * r + a] < 36);
+			for (int c = 0; c < a; c++)
+				cr_assert_neq(top[4 * r + a], top[4 * r + c], "row %d repeats an expert", r);
+		}
+	kf_task_free(t);
+	t = accepts("inputs[2].dist", "{\"kind\": \"page_table\", \"range\": \"M*4\"}");
+	draw_input(t, 2, &t->shapes[KF_SET_TEST][1], idx);
+	memset(seen, 0, sizeof seen);
+	bool pages[512] = { false };
+	for (int i = 0; i < 128; i++) {
+		cr_assert(idx[i] >= 0 && idx[i] < 512 && !pages[idx[i]]);
+		pages[idx[i]] = true;
+	}
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"topk_weights\", \"k\": 8}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	double sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum += kf_tensor_get(KF_DTYPE_BF16, b, 8 + i);
+	cr_expect(fabs(sum - 1) < 0.02, "weights sum to %g", sum);
+	cr_expect(kf_tensor_get(KF_DTYPE_BF16, b, 8) >= kf_tensor_get(KF_DTYPE_BF16, b, 15));
+	kf_task_free(t);
+	t = accepts("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": -2, \"hi\": 2}");
+	draw_input(t, 1, &t->shapes[KF_SET_TEST][0], b);
+	for (int i = 0; i < 64; i++) {
+		double v = kf_tensor_get(KF_DTYPE_BF16, b, i);
+		cr_assert(v >= 0.25 && v <= 4 && v == ldexp(1, ilogb(v)));
+	}
+	kf_task_free(t);
+	rejects("inputs[2].dist", "{\"kind\": \"topk_indices\", \"k\": 4, \"range\": 3}", "inputs[2].dist",
+		"4 distinct indices per row need range >= 4, not 3");
+	rejects("inputs[2].dist", "{\"kind\": \"permutation\", \"row\": 7}", "inputs[2].dist", "at shapes.bench.cpu: rows of 7 do not divide idx's 256 elements");
+	rejects("inputs[2].dist", "{\"kind\": \"page_table\", \"range\": \"M-1\"}", "inputs[2].dist", "at shapes.bench.cpu: 256 distinct pages need range >= 256, not 255");
+	rejects("inputs[1].dist", "{\"kind\": \"permutation\"}", "inputs[1].dist.kind", "i32 or i64 tensors only");
+	rejects("inputs[1].dist", "{\"kind\": \"normalized_rows\"}", "inputs[1].dist.row", "missing");
+	rejects("inputs[2].dist", "{\"kind\": \"topk_weights\", \"k\": 4}", "inputs[2].dist.kind", "i32 tensors take the int distribution");
+	rejects("inputs[1].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"M\"}", "inputs[1].dist.kind", "i32 or i64 tensors only");
+	rejects("inputs[2].dist", "{\"kind\": \"sorted_offsets\", \"total\": \"Q\"}", "inputs[2].dist.total", "unknown symbol 'Q'");
+	rejects("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": \"K\", \"hi\": 2}", "inputs[1].dist", "must be literal integers");
+	rejects("inputs[1].dist", "{\"kind\": \"block_scales\", \"lo\": 2, \"hi\": 1}", "inputs[1].dist.hi", "must be at least lo");
+	rejects("inputs[2].dist", "{\"kind\": \"page_table\"}", "inputs[2].dist.range", "missing");
+}
+
+Test(task, takes_a_tolerance_per_output_and_a_workspace_expression)
+{
+	struct kf_task *t = accepts("tolerance.C", "{\"atol\": 0.5, \"rtol\": 0}");
+	cr_expect_eq(kf_task_tolerance(t, 3).atol, 0.5);
+	kf_task_free(t);
+	char *a = spec_with("tolerance", "{\"C\": {\"atol\": 0.5, \"rtol\": 0}}");
+	t = parse_ok(a);
+	cr_expect_eq(kf_task_tolerance(t, 3).atol, 0.5, "an output's own entry stands in for its dtype's");
+	kf_task_free(t);
+	free(a);
+	t = accepts("workspace", "\"4*M*N\"");
+	cr_expect_eq(kf_task_workspace(t, &t->shapes[KF_SET_TEST][0]), 4 * 64 * 64);
+	kf_task_free(t);
+	rejects("workspace", "\"M-1000\"", "workspace", "is negative");
+}
+
+Test(task, needs_only_a_spec_and_an_oracle_on_the_cpu)
+{
+	struct kf_task *t = accepts("reference", NULL);
+	cr_expect_null(t->reference[KF_BACKEND_CPU]);
+	cr_expect(kf_task_has_backend(t, KF_BACKEND_CPU), "the oracle serves as the CPU reference");
+	cr_expect(!kf_task_has_backend(t, KF_BACKEND_CUDA));
+	kf_err err = { 0 };
+	cr_expect_eq(kf_task_check_files(t, KF_BACKEND_CPU, &err), KF_EINPUT);
+	cr_expect_not_null(strstr(err.msg, ":oracle: reference_kernels/oracle/toy.c not found"), "%s", err.msg);
+	kf_task_free(t);
+	t = accepts("reference.cpu", NULL);
+	cr_expect_null(t->reference[KF_BACKEND_CPU]);
 	kf_task_free(t);
 }

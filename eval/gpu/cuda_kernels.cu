@@ -5,6 +5,8 @@
  * timing loop, the bench-shape trial) so gigabytes never cross PCIe. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp4.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 #include "eval/compare_rule.h"
@@ -72,6 +74,17 @@ __global__ static void fill(void *dst, int dtype, int64_t n, struct kf_cuda_dist
 		case KF_CUDA_F32: ((float *)dst)[i] = v; break;
 		case KF_CUDA_BF16: ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(v); break;
 		case KF_CUDA_F16: ((__half *)dst)[i] = __float2half_rn(v); break;
+		/* fp8 and fp4 conversions round to nearest even and saturate, as eval/lowp.c does */
+		case KF_CUDA_FP8_E4M3: ((__nv_fp8_e4m3 *)dst)[i] = __nv_fp8_e4m3(v); break;
+		case KF_CUDA_FP8_E5M2: ((__nv_fp8_e5m2 *)dst)[i] = __nv_fp8_e5m2(v); break;
+		case KF_CUDA_FP4_E2M1X2:
+			((__nv_fp4x2_e2m1 *)dst)[i] = __nv_fp4x2_e2m1(make_float2(v, draw(d, seed ^ 0x5851f42d4c957f2dULL, (uint64_t)i)));
+			break;
+		case KF_CUDA_I8: ((int8_t *)dst)[i] = (int8_t)draw_int(d, seed, (uint64_t)i); break;
+		case KF_CUDA_U8:
+		case KF_CUDA_BOOL: ((uint8_t *)dst)[i] = (uint8_t)draw_int(d, seed, (uint64_t)i); break;
+		case KF_CUDA_E8M0: ((uint8_t *)dst)[i] = (uint8_t)(draw_int(d, seed, (uint64_t)i) + 127); break;
+		case KF_CUDA_I64: ((int64_t *)dst)[i] = draw_int(d, seed, (uint64_t)i); break;
 		default: ((int32_t *)dst)[i] = draw_int(d, seed, (uint64_t)i); break;
 		}
 	}
@@ -109,8 +122,10 @@ __global__ static void count_poison(const void *src, int elem_bytes, int64_t n, 
 {
 	unsigned long long c = 0;
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		c += elem_bytes == 2 ? ((const uint16_t *)src)[i] == KF_CUDA_POISON_16
-				     : ((const uint32_t *)src)[i] == KF_CUDA_POISON_32;
+		c += elem_bytes == 1   ? ((const uint8_t *)src)[i] == KF_POISON_8
+		     : elem_bytes == 2 ? ((const uint16_t *)src)[i] == KF_CUDA_POISON_16
+		     : elem_bytes == 8 ? ((const uint64_t *)src)[i] == KF_POISON_64
+				       : ((const uint32_t *)src)[i] == KF_CUDA_POISON_32;
 	if (c)
 		atomicAdd(out, c);
 }
@@ -121,6 +136,14 @@ __device__ static double load(const void *p, int dtype, int64_t i)
 	case KF_CUDA_F32: return ((const float *)p)[i];
 	case KF_CUDA_BF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
 	case KF_CUDA_F16: return __half2float(((const __half *)p)[i]);
+	case KF_CUDA_I8: return ((const int8_t *)p)[i];
+	case KF_CUDA_U8:
+	case KF_CUDA_BOOL: return ((const uint8_t *)p)[i];
+	case KF_CUDA_I64: return (double)((const int64_t *)p)[i];
+	case KF_CUDA_FP8_E4M3: return (float)((const __nv_fp8_e4m3 *)p)[i];
+	case KF_CUDA_FP8_E5M2: return (float)((const __nv_fp8_e5m2 *)p)[i];
+	case KF_CUDA_FP4_E2M1X2: return ((const uint8_t *)p)[i]; /* the packed byte, as on the host */
+	case KF_CUDA_E8M0: return (float)((const __nv_fp8_e8m0 *)p)[i];
 	default: return ((const int32_t *)p)[i];
 	}
 }

@@ -9,7 +9,9 @@
 #include "eval/tensor.h"
 
 /* Same codes as enum kf_dtype and enum kf_dist_kind, spelled out for the .cu side. */
-enum { KF_CUDA_F32 = 0, KF_CUDA_BF16 = 1, KF_CUDA_F16 = 2, KF_CUDA_I32 = 3 };
+enum { KF_CUDA_F32 = 0, KF_CUDA_BF16 = 1, KF_CUDA_F16 = 2, KF_CUDA_I32 = 3, KF_CUDA_I8 = 4, KF_CUDA_U8 = 5,
+       KF_CUDA_BOOL = 6, KF_CUDA_I64 = 7, KF_CUDA_FP8_E4M3 = 8, KF_CUDA_FP8_E5M2 = 9, KF_CUDA_FP4_E2M1X2 = 10,
+       KF_CUDA_E8M0 = 11 };
 enum { KF_CUDA_DIST_NORMAL = 0, KF_CUDA_DIST_UNIFORM = 1, KF_CUDA_DIST_TIES = 2, KF_CUDA_DIST_INT = 3 };
 #define KF_CUDA_POISON_32 KF_POISON_F32
 #define KF_CUDA_POISON_16 KF_POISON_16

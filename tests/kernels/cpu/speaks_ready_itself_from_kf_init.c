@@ -17,8 +17,8 @@ struct kf_cmd {
 	uint32_t magic, type;
 	uint64_t nonce;
 	uint32_t nbufs, nints;
-	uint64_t buf_off[8];
-	int64_t ints[8];
+	uint64_t buf_off[16];
+	int64_t ints[24];
 };
 
 struct kf_msg {

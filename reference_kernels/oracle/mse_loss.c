@@ -1,0 +1,8 @@
+/* fp64 oracle for mse_loss (no CPU reference: the judge wraps this one), in op-library calls. */
+#include "oracle/ops.c"
+
+int kf_oracle(const double *pred, const double *target, double *loss, int B, int D)
+{
+	loss[0] = kf_op_loss(KF_OP_MSE, (int64_t)B * D, pred, target, 0);
+	return 0;
+}

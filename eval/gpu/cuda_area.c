@@ -474,10 +474,20 @@ static int describe_device(int device, char **json, kf_err *err)
 	/* The measured copy can beat the datasheet a little; the ceiling is whichever is higher. */
 	cJSON_AddNumberToObject(j, "bw_bytes_s", copy > row->bw_bytes_s ? copy : row->bw_bytes_s);
 	cJSON *f = cJSON_AddObjectToObject(j, "flops_s");
-	cJSON_AddNumberToObject(f, "f32", row->f32);
-	cJSON_AddNumberToObject(f, "bf16", row->bf16);
-	cJSON_AddNumberToObject(f, "f16", row->f16);
-	cJSON_AddNumberToObject(f, "i32", row->f32);
+	/* Every dtype a task's arithmetic can run in: the 8-bit formats (and fp4, which Hopper upcasts) at the
+	 * 8-bit tensor-core rate (twice bf16's where the table has none), the rest on the CUDA cores. */
+	double eight_bit = row->fp8 > 0 ? row->fp8 : 2 * row->bf16;
+	for (int d = 0; d < KF_DTYPE_COUNT; d++) {
+		double rate = row->f32;
+		switch ((enum kf_dtype)d) {
+		case KF_DTYPE_BF16: rate = row->bf16; break;
+		case KF_DTYPE_F16: rate = row->f16; break;
+		case KF_DTYPE_I8: case KF_DTYPE_U8: case KF_DTYPE_FP8_E4M3: case KF_DTYPE_FP8_E5M2:
+		case KF_DTYPE_FP4_E2M1X2: rate = eight_bit; break;
+		default: break;
+		}
+		cJSON_AddNumberToObject(f, kf_dtype_name((enum kf_dtype)d), rate);
+	}
 	cJSON_AddNumberToObject(j, "sfu_ops_s", sms * KF_SFU_OPS_PER_SM_CLOCK * ghz * 1e9);
 	cJSON *peaks = cJSON_AddObjectToObject(j, "datasheet");
 	cJSON_AddNumberToObject(peaks, "bw_bytes_s", row->bw_bytes_s);

@@ -1048,6 +1048,7 @@ struct side {
 	int rejected;        /* calls whose claim fell outside the envelope (candidate: not in (0, wall]) */
 	double excess_ns;    /* candidate: host time beyond the reference's and the budget, added to each sample */
 	bool judge_clock;    /* the judge's clock bounded many of its samples (too many claims rejected) */
+	bool judge_timed;    /* every sample is the judge's own clock (no device: judge_clock_samples) */
 	struct kf_modes modes;
 	bool bimodal;
 };
@@ -1140,12 +1141,33 @@ static double paired_gap_excess(const struct side *cand, const struct side *ref)
 }
 
 /* Each side's samples from its two clocks (see "Timing trust" above). */
+/* Without a device, the runner's clock measures nothing the judge's cannot: every side, reference
+ * included, is the judge's clock less its own runner's null-call gap (measured before its kernel was
+ * loaded). Symmetric, so load that delays replies moves every side alike, and nothing to forge. */
+static void judge_clock_samples(struct side *sd)
+{
+	struct kf_runner_calib cal = { 0 };
+	double null_gap = kf_runner_calibration(sd->r, &cal) == KF_OK && cal.n > 0 ? (double)cal.gap_median_ns : 0;
+	sd->rejected = 0;
+	sd->excess_ns = 0;
+	sd->judge_clock = false;
+	sd->judge_timed = true;
+	for (int i = 0; i < sd->n; i++)
+		sd->samples_ns[i] = sd->wall_ns[i] > null_gap ? round(sd->wall_ns[i] - null_gap) : sd->wall_ns[i];
+}
+
 static void derive_samples(struct judge *j, struct side *sides, struct trust *tr)
 {
 	trusted_overhead(&sides[SIDE_REFERENCE], tr);
 	double by_wall_gap = tr->gap_median_ns;
 	for (int k = 0; k < SIDE_COUNT; k++) {
 		struct side *sd = &sides[k];
+		if (!sd->r)
+			continue;
+		if (j->b == KF_BACKEND_CPU) {
+			judge_clock_samples(sd);
+			continue;
+		}
 		sd->rejected = 0;
 		sd->excess_ns = 0;
 		if (!sd->trusted) {
@@ -1271,7 +1293,8 @@ static cJSON *stats_json(const struct side *sd, struct kf_stats *st)
 	cJSON_AddNumberToObject(o, "min_ms", st->min);
 	cJSON_AddNumberToObject(o, "rse", isfinite(st->rse) ? st->rse : -1);
 	cJSON_AddNumberToObject(o, "n", st->n);
-	cJSON_AddStringToObject(o, "method", sd->trusted ? "runner_clock" : sd->judge_clock ? "judge_clock_bounded" : "runner_clock_checked");
+	cJSON_AddStringToObject(o, "method", sd->judge_timed ? "judge_clock" : sd->trusted ? "runner_clock"
+					     : sd->judge_clock ? "judge_clock_bounded" : "runner_clock_checked");
 	cJSON_AddNumberToObject(o, sd->trusted ? "clock_disagreements" : "claims_rejected", sd->rejected);
 	if (!sd->trusted)
 		cJSON_AddNumberToObject(o, "charged_ns", sd->excess_ns);

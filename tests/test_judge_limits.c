@@ -71,7 +71,7 @@ Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 		const char *method = kf_cli_json_str(cand, "method");
 		double rejected = 0;
 		kf_cli_json_num(cand, "claims_rejected", &rejected);
-		cr_expect((method && !strcmp(method, "judge_clock_bounded")) || rejected > 0,
+		cr_expect((method && (!strcmp(method, "judge_clock") || !strcmp(method, "judge_clock_bounded"))) || rejected > 0,
 			  "the forged claims were believed (method %s, %g rejected)", method ? method : "none", rejected);
 	}
 	kf_cli_result_free(&honest);

@@ -167,20 +167,27 @@ static void thaw(struct kf_runner *r)
 		sched_yield();
 }
 
+/* The fields of a /proc stat file after "pid (comm)" (comm may hold anything, so they follow the
+ * last ')'), read into buf; NULL when the process or thread is gone. */
+static const char *stat_fields(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strrchr(buf, ')');
+}
+
 /* The parent of process pid, from /proc/<pid>/stat ("pid (comm) state ppid ..."); 0 if unknown. */
 static pid_t parent_of(pid_t pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')'); /* comm may hold anything */
+	const char *p = stat_fields(path, buf, sizeof buf);
 	char state;
 	int ppid = 0;
 	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
@@ -231,19 +238,12 @@ static pid_t runner_pid(struct kf_runner *r)
 /* The state letter of thread tid of process pid (R, S, T, ...), read from /proc; 0 when it is gone. */
 static char thread_state(pid_t pid, const char *tid)
 {
-	char stat[96], buf[512];
-	snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid, tid);
-	int fd = open(stat, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char path[96], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%s/stat", (int)pid, tid);
+	const char *p = stat_fields(path, buf, sizeof buf);
+	if (!p)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
+	return p[1] == ' ' ? p[2] : '?';
 }
 
 /* 1 when every thread of the process is stopped or gone, 0 when one still runs. */
@@ -544,11 +544,7 @@ static int park(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, KF_FD_PARK); }
 static __attribute__((noreturn)) void jail_fail(int status_fd, const char *step)
 {
 	struct kf_init_report rep;
-	memset(&rep, 0, sizeof rep);
-	rep.magic = KF_PROTO_MAGIC;
-	rep.type = KF_INIT_SETUP_ERROR;
-	rep.err = errno;
-	snprintf(rep.text, sizeof rep.text, "%s", step);
+	kf_init_setup_report(&rep, step, errno);
 	ssize_t n = write(status_fd, &rep, sizeof rep);
 	(void)n; /* nothing more to do: the judge reads EOF either way */
 	_exit(KF_RUNNER_EXIT_SETUP);

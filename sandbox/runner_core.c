@@ -406,11 +406,7 @@ static void init_report(const struct kf_init_report *r)
 static void init_report_setup(const char *step, int err)
 {
 	struct kf_init_report r;
-	memset(&r, 0, sizeof r);
-	r.magic = KF_PROTO_MAGIC;
-	r.type = KF_INIT_SETUP_ERROR;
-	r.err = err;
-	snprintf(r.text, sizeof r.text, "%s", step);
+	kf_init_setup_report(&r, step, err);
 	init_report(&r);
 }
 

@@ -8,6 +8,7 @@
 #define KF_RUNNER_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define KF_PROTO_MAGIC 0x6b66726eu /* "kfrn" */
 #define KF_PROTO_MAX_BUFS 16 /* KF_MAX_TENSORS */
@@ -80,6 +81,19 @@ struct kf_init_report {
 	int64_t cpu_ns;
 	char text[KF_PROTO_TEXT_MAX];
 };
+
+/* A set-up failure as the jail process or the namespace's init reports it (async-signal-safe). */
+static inline void kf_init_setup_report(struct kf_init_report *r, const char *step, int err)
+{
+	memset(r, 0, sizeof *r);
+	r->magic = KF_PROTO_MAGIC;
+	r->type = KF_INIT_SETUP_ERROR;
+	r->err = err;
+	size_t n = strlen(step);
+	if (n >= sizeof r->text)
+		n = sizeof r->text - 1;
+	memcpy(r->text, step, n);
+}
 
 _Static_assert(sizeof(struct kf_init_report) <= 512, "init reports must stay atomic pipe writes");
 _Static_assert(sizeof(struct kf_msg) <= 512, "replies must stay atomic pipe writes");

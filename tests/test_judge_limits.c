@@ -1,6 +1,7 @@
 /* The judge against candidates that attack the measurement rather than the answer, through
  * `kforge submit`: a per-evaluation deadline ends a candidate that keeps every single call inside
- * its own timeout, and a runner that under-reports its times is timed by the judge's own clock. */
+ * its own timeout, a runner that under-reports its times is timed by the judge's own clock, and a
+ * kernel that breaks its runner's pipe only where the ranking looks cannot end `kforge rank`. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,4 +91,27 @@ Test(judge_limits, ends_an_evaluation_past_its_deadline_with_timeout)
 	cr_expect_lt(r.wall_s, DEADLINE_OVERRUN_MAX_S, "the evaluation took %.1f s with a %s s deadline", r.wall_s,
 		     DEADLINE_S);
 	kf_cli_result_free(&r);
+}
+
+/* A candidate that passes the judge and breaks its runner's pipe only on hidden shapes: `kforge
+ * rank all` finishes, with its own exit code, every time it is run. */
+Test(judge_limits, rank_finishes_with_a_kernel_that_breaks_its_pipe_on_hidden_shapes)
+{
+	struct kf_cli_result sub;
+	submit("leaves_on_hidden_shapes", NULL, &sub);
+	const char *v = kf_cli_json_str(sub.json, "verdict");
+	cr_assert(v && !strcmp(v, "ok"), "the judge, which runs no hidden shape, said %s: %s", v ? v : "nothing", sub.err);
+	kf_cli_result_free(&sub);
+	char db[PATH_MAX + 16];
+	snprintf(db, sizeof db, "%s/kforge.db", tmpdir);
+	for (int run = 0; run < 2; run++) {
+		const char *args[] = { "rank", "all", "--db", db, "--json", NULL };
+		struct kf_cli_result r;
+		kf_err err;
+		cr_assert_eq(kf_cli_run(args, NULL, SUBMIT_LIMIT_S, &r, &err), KF_OK, "%s", err.msg);
+		cr_expect_eq(r.term_signal, 0, "kforge rank was killed by signal %d", r.term_signal);
+		cr_expect(r.exit_code == 0 || r.exit_code == 1, "kforge rank exited %d: %s", r.exit_code, r.err);
+		cr_expect(r.json != NULL, "kforge rank printed no JSON: %s", r.err);
+		kf_cli_result_free(&r);
+	}
 }

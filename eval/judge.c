@@ -1142,18 +1142,18 @@ static double paired_gap_excess(const struct side *cand, const struct side *ref)
 
 /* Each side's samples from its two clocks (see "Timing trust" above). */
 /* Without a device, the runner's clock measures nothing the judge's cannot: every side, reference
- * included, is the judge's clock less its own runner's null-call gap (measured before its kernel was
- * loaded). Symmetric, so load that delays replies moves every side alike, and nothing to forge. */
+ * included, is the judge's clock for the whole exchange. Symmetric, so load that delays replies moves
+ * every side alike; nothing to forge; and never below the truth (subtracting the null calls' gap,
+ * measured under other load, once put an honest kernel below the speed of light). The protocol's tens
+ * of microseconds are small against CPU kernels' milliseconds. */
 static void judge_clock_samples(struct side *sd)
 {
-	struct kf_runner_calib cal = { 0 };
-	double null_gap = kf_runner_calibration(sd->r, &cal) == KF_OK && cal.n > 0 ? (double)cal.gap_median_ns : 0;
 	sd->rejected = 0;
 	sd->excess_ns = 0;
 	sd->judge_clock = false;
 	sd->judge_timed = true;
 	for (int i = 0; i < sd->n; i++)
-		sd->samples_ns[i] = sd->wall_ns[i] > null_gap ? round(sd->wall_ns[i] - null_gap) : sd->wall_ns[i];
+		sd->samples_ns[i] = sd->wall_ns[i];
 }
 
 static void derive_samples(struct judge *j, struct side *sides, struct trust *tr)

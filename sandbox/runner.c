@@ -47,7 +47,6 @@ static const int64_t reply_spin_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 2000
 							 [KF_BACKEND_CUDA] = 50000000LL };
 #define KF_FREEZE_TIMEOUT_NS 1000000000LL /* every runner thread stopped within this, or killed */
 #define KF_FREEZE_POLL_NS 20000L       /* pause between looks at the runner's threads */
-#define KF_THAW_WAIT_NS 5000000LL      /* at most this long for a thawed runner to be running again */
 #define KF_CALIB_P90 0.9
 #define KF_X32_SYSCALL_BIT 0x40000000
 #define KF_CPU_LIMIT_SLACK 0.99        /* rusage against RLIMIT_CPU: tick-granular accounting */
@@ -66,6 +65,7 @@ struct kf_runner {
 	bool frozen; /* the tree was stopped after the last reply */
 	bool loaded; /* LOAD was sent: from here on the reply pipe speaks for the candidate */
 	bool ready;  /* answered READY: it takes commands */
+	int end_signal; /* the signal the runner died of, once reaped (0: none or unknown) */
 	struct kf_runner_calib calib;
 	struct kf_cgroup cg; /* its cgroup, where the machine offers them */
 	char *output;
@@ -144,27 +144,14 @@ static void kill_tree(struct kf_runner *r)
 		kill(-r->pid, SIGKILL);
 }
 
-static pid_t runner_pid(struct kf_runner *r);
-static char thread_state(pid_t pid, const char *tid);
-
 /* Lets the whole tree run again (before a command, and before reaping: the namespace init
- * must be running to report how the runner ended), and waits a moment for the runner's main
- * thread to be back on a CPU, spinning for the command (runner_core.c): waking a stopped thread on
- * an idle CPU took about 0.2 ms on the GPU machines' virtual CPUs, which must not be in the clock. */
+ * must be running to report how the runner ended). The judge's clock is already running when a
+ * command follows: from the thaw on, the candidate can run, and inputs are in place. */
 static void thaw(struct kf_runner *r)
 {
-	bool was_frozen = r->frozen && r->pid > 0;
-	if (was_frozen)
+	if (r->frozen && r->pid > 0)
 		kill(-r->pid, SIGCONT);
 	r->frozen = false;
-	pid_t rp = was_frozen ? runner_pid(r) : 0;
-	if (rp <= 0)
-		return;
-	char tid[16];
-	snprintf(tid, sizeof tid, "%d", (int)rp);
-	int64_t deadline = kf_now_ns() + KF_THAW_WAIT_NS;
-	for (char st = thread_state(rp, tid); st && st != 'R' && kf_now_ns() < deadline; st = thread_state(rp, tid))
-		sched_yield();
 }
 
 /* The fields of a /proc stat file after "pid (comm)" (comm may hold anything, so they follow the
@@ -435,6 +422,7 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 		return;
 	}
 	int st = e.ended ? e.status : 0;
+	r->end_signal = e.ended && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	if (!r->loaded) {
 		if (!e.ended)
 			died(res, KF_V_INTERNAL_ERROR, "the runner's tree was killed by the OOM killer during set-up");
@@ -477,6 +465,13 @@ static void classify_status(struct kf_runner *r, int phase, struct kf_call_resul
 static void classify_fault(struct kf_runner *r, const struct kf_msg *m, int phase, struct kf_call_result *res)
 {
 	classify_status(r, phase, res);
+	if (r->end_signal != SIGSEGV && r->end_signal != SIGBUS) {
+		/* The runner's handler reports a fault and then dies of it; a report from a runner that did
+		 * not is the candidate's, and so is the write that sent it. */
+		died(res, KF_V_SANDBOX_VIOLATION, "the candidate forged a runner message (a fault report, then %s) %s",
+		     r->end_signal ? sigabbrev_np(r->end_signal) : "no fault", phase_name(phase));
+		return;
+	}
 	res->status = KF_CALL_DIED;
 	res->verdict = KF_V_CRASH;
 	res->fault_known = m->rc == 1;
@@ -697,8 +692,10 @@ static int exchange(struct kf_runner *r, const struct kf_cmd *c, uint32_t want, 
 		died(res, KF_V_INTERNAL_ERROR, "the runner is not running");
 		return -1;
 	}
-	thaw(r);
+	/* Started before the thaw: a candidate that kept its threads busy while the judge waited for the
+	 * runner to be back on a CPU did untimed work on the inputs already in place. */
 	int64_t t0 = kf_now_ns();
+	thaw(r);
 	ssize_t n;
 	do
 		n = write(r->cmd_fd, c, sizeof *c);

@@ -26,6 +26,7 @@
 	X(exits_inside_kf_launch)                                                                            \
 	X(finishes_in_a_thread_after_returning)                                                              \
 	X(floods_stdout)                                                                                     \
+	X(forges_a_fault_report)                                                                             \
 	X(forges_a_setup_error_with_terminal_escapes)                                                        \
 	X(forges_an_input_it_zeroed)                                                                         \
 	X(forks_a_child)                                                                                     \

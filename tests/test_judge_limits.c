@@ -1,7 +1,8 @@
 /* The judge against candidates that attack the measurement rather than the answer, through
  * `kforge submit`: a per-evaluation deadline ends a candidate that keeps every single call inside
- * its own timeout, a runner that under-reports its times is timed by the judge's own clock, and a
- * kernel that breaks its runner's pipe only where the ranking looks cannot end `kforge rank`. */
+ * its own timeout, a runner that under-reports its times or works while it is being thawed is timed
+ * by the judge's own clock, and a kernel that breaks its runner's pipe only where the ranking looks
+ * cannot end `kforge rank`. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,9 @@
  * reference timed in the same loop, but the shared test machine's load moves them apart by up to
  * ~30% from one submission to the next. */
 #define FORGED_OVER_HONEST_MAX 1.5
+/* The thaw-time worker computes on two threads, as the OpenMP reference does, so it may be about as
+ * fast as the reference but not faster by much: untimed, it reached 3.5-4.5x. */
+#define THAW_WORKER_SPEEDUP_MAX 2.5
 
 static char tmpdir[PATH_MAX];
 
@@ -114,4 +118,21 @@ Test(judge_limits, rank_finishes_with_a_kernel_that_breaks_its_pipe_on_hidden_sh
 		cr_expect(r.json != NULL, "kforge rank printed no JSON: %s", r.err);
 		kf_cli_result_free(&r);
 	}
+}
+
+/* Threads that compute while the judge thaws the runner, before the command is written: that work is
+ * inside the judge's clock, so the kernel is no faster than the same sum done honestly. */
+Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
+{
+	struct kf_cli_result honest, sly;
+	submit("adds_honestly", NULL, &honest);
+	submit("answers_for_a_zombie_main_thread", NULL, &sly);
+	const char *v = kf_cli_json_str(sly.json, "verdict");
+	cr_assert(v, "no verdict: %s", sly.err);
+	if (strcmp(v, "ok") == 0) {
+		double h = speedup_of(&honest), f = speedup_of(&sly);
+		cr_expect(f > 0 && f < THAW_WORKER_SPEEDUP_MAX, "the thaw-time worker's speedup is %.3g (%.3g honestly)", f, h);
+	}
+	kf_cli_result_free(&honest);
+	kf_cli_result_free(&sly);
 }

@@ -77,7 +77,8 @@ Test(runner_jail, fails_closed_with_internal_error_naming_unshare_when_namespace
 	snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o '%s' '%s'", so, src);
 	cr_assert_eq(system(cmd), 0, "cannot build the fault-injection library: %s", cmd);
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", so);
-	const char *env[] = { preload, NULL };
+	/* Under AddressSanitizer (make test-asan) its runtime must come first; the preload goes before it. */
+	const char *env[] = { preload, "ASAN_OPTIONS=verify_asan_link_order=0", NULL };
 	const char *args[] = { "submit", "--task", "vector_add", "--db", db, "--json", candidate, NULL };
 	const struct kf_cli_result *r = run(args, env);
 	cr_expect_eq(r->exit_code, KF_EINTERNAL, "exit %d, expected 3; stdout: " EXCERPT "; stderr: " EXCERPT,

@@ -149,9 +149,9 @@ static int64_t thread_cpu_ns(void)
 }
 
 /* The next command. The command pipe is non-blocking and the runner spins on it for a while of
- * its own CPU time before sleeping in poll(): the judge thaws the tree just before it writes a
- * command and starts its clock, so a thread asleep in read() would put its wake-up (about 0.2 ms
- * on a virtual CPU) into every timed call. */
+ * its own CPU time before sleeping in poll(): the judge starts its clock, thaws the tree and writes
+ * the command, so a thread asleep in read() would add a second wake-up (about 0.2 ms on a virtual
+ * CPU) to every timed call. */
 static int read_cmd(struct kf_cmd *c)
 {
 	size_t got = 0;

@@ -19,9 +19,6 @@
  * reference timed in the same loop, but the shared test machine's load moves them apart by up to
  * ~30% from one submission to the next. */
 #define FORGED_OVER_HONEST_MAX 1.5
-/* The thaw-time worker computes on two threads, as the OpenMP reference does, so it may be about as
- * fast as the reference but not faster by much: untimed, it reached 3.5-4.5x. */
-#define THAW_WORKER_SPEEDUP_MAX 2.5
 
 static char tmpdir[PATH_MAX];
 
@@ -50,6 +47,16 @@ static void submit(const char *name, const char *const *extra, struct kf_cli_res
 	kf_err err;
 	cr_assert_eq(kf_cli_run(args, NULL, SUBMIT_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
 	cr_assert_not(r->timed_out, "kforge submit %s ran past %.0f s", name, SUBMIT_LIMIT_S);
+}
+
+#define PAIRED_RUNS 3
+_Static_assert(PAIRED_RUNS == 3, "median3 takes three");
+
+/* The middle one of three. */
+static double median3(const double *v)
+{
+	double lo = v[0] < v[1] ? v[0] : v[1], hi = v[0] < v[1] ? v[1] : v[0];
+	return v[2] < lo ? lo : v[2] > hi ? hi : v[2];
 }
 
 static double speedup_of(const struct kf_cli_result *r)
@@ -121,18 +128,23 @@ Test(judge_limits, rank_finishes_with_a_kernel_that_breaks_its_pipe_on_hidden_sh
 }
 
 /* Threads that compute while the judge thaws the runner, before the command is written: that work is
- * inside the judge's clock, so the kernel is no faster than the same sum done honestly. */
+ * inside the judge's clock, so the kernel is no faster than the same sum done honestly on two threads
+ * (untimed, it reached 3.5-4.5x against 1.1-1.4x). */
 Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
 {
-	struct kf_cli_result honest, sly;
-	submit("adds_honestly", NULL, &honest);
-	submit("answers_for_a_zombie_main_thread", NULL, &sly);
-	const char *v = kf_cli_json_str(sly.json, "verdict");
-	cr_assert(v, "no verdict: %s", sly.err);
-	if (strcmp(v, "ok") == 0) {
-		double h = speedup_of(&honest), f = speedup_of(&sly);
-		cr_expect(f > 0 && f < THAW_WORKER_SPEEDUP_MAX, "the thaw-time worker's speedup is %.3g (%.3g honestly)", f, h);
+	/* Alternated, several times each: on a loaded machine one submission's speedup moves by half. */
+	double honest[PAIRED_RUNS], sly[PAIRED_RUNS];
+	for (int k = 0; k < PAIRED_RUNS; k++) {
+		struct kf_cli_result h, f;
+		submit("adds_on_two_threads", NULL, &h);
+		submit("answers_for_a_zombie_main_thread", NULL, &f);
+		const char *v = kf_cli_json_str(f.json, "verdict");
+		cr_assert(v, "no verdict: %s", f.err);
+		honest[k] = speedup_of(&h);
+		sly[k] = strcmp(v, "ok") == 0 ? speedup_of(&f) : 0; /* rejected: no time at all */
+		kf_cli_result_free(&h);
+		kf_cli_result_free(&f);
 	}
-	kf_cli_result_free(&honest);
-	kf_cli_result_free(&sly);
+	double h = median3(honest), f = median3(sly);
+	cr_expect(f < h * FORGED_OVER_HONEST_MAX, "the thaw-time worker's median speedup is %.3g against %.3g honestly", f, h);
 }

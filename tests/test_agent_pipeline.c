@@ -175,29 +175,6 @@ Test(agent_pipeline, abandons_a_stalled_request_on_time_while_a_slow_candidate_i
 	kf_cli_result_free(&r);
 }
 
-/* Starts kforge in its own process group, output to files; returns its pid. */
-static pid_t spawn(const char *const *args)
-{
-	char out[PATH_MAX], err[PATH_MAX];
-	snprintf(out, sizeof out, "%s/run.out", tmpdir);
-	snprintf(err, sizeof err, "%s/run.err", tmpdir);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		setpgid(0, 0);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
-			_exit(127);
-		const char *argv[40] = { kf_cli_kforge_path() };
-		for (int i = 0; args[i] && i < 38; i++)
-			argv[i + 1] = args[i];
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
 Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks_for_it_again)
 {
 	write_examples();
@@ -209,7 +186,7 @@ Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks
 			       "--samples", "4", "--rounds", "1", "--concurrency", "2", "--call-timeout", SLOW_CALL_TIMEOUT,
 			       "--seeds", "1", "--timing-budget", "0.2", "--verify", "off", "--base-url",
 			       kf_llm_server_url(srv), "--db", db, NULL };
-	pid_t pid = spawn(args);
+	pid_t pid = kf_cli_spawn(args, tmpdir);
 	/* vector_add's good kernel is judged first and spins: every reply arrives while it is judged. */
 	int64_t deadline = kf_now_ns() + (int64_t)(WAIT_S * 1e9);
 	int status;

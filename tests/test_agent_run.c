@@ -258,29 +258,6 @@ Test(agent_run, runs_the_level1_suite_against_the_scripted_server)
 	kf_cli_result_free(&r);
 }
 
-/* Starts kforge in its own process group with output to files; returns its pid. */
-static pid_t spawn(const char *const *args)
-{
-	char out[PATH_MAX], err[PATH_MAX];
-	snprintf(out, sizeof out, "%s/run.out", tmpdir);
-	snprintf(err, sizeof err, "%s/run.err", tmpdir);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		setpgid(0, 0);
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
-			_exit(127);
-		const char *argv[32] = { kf_cli_kforge_path() };
-		for (int i = 0; args[i] && i < 30; i++)
-			argv[i + 1] = args[i];
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
 Test(agent_run, resumes_a_killed_run_without_asking_again_for_a_finished_sample)
 {
 	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_NO_CODE, KF_LLM_LAZY };
@@ -290,7 +267,7 @@ Test(agent_run, resumes_a_killed_run_without_asking_again_for_a_finished_sample)
 	const char *args[] = { "run", "--task", "vector_add", "--task", "softmax_rows", "--model", "scripted",
 			       "--samples", "4", "--rounds", "2", "--concurrency", "2", "--base-url", kf_llm_server_url(srv),
 			       "--seeds", "1", "--timing-budget", "0.2", "--db", db, NULL };
-	pid_t pid = spawn(args);
+	pid_t pid = kf_cli_spawn(args, tmpdir);
 	/* Kill once some requests are finished and a candidate is judged, mid-run. */
 	int64_t deadline = kf_now_ns() + (int64_t)(KILL_WAIT_S * 1e9);
 	int64_t finished = 0, judged = 0;

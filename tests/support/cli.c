@@ -3,6 +3,7 @@
  * concurrently so a chatty child never blocks on a full pipe. */
 #include "tests/support/cli.h"
 
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -256,4 +257,26 @@ bool kf_cli_json_num(const cJSON *obj, const char *key, double *out)
 int kf_cli_tmpdir(char out[PATH_MAX], kf_err *err)
 {
 	return kf_mkdtemp("/tmp", "kforge-test-", out, PATH_MAX, err);
+}
+
+pid_t kf_cli_spawn(const char *const *args, const char *dir)
+{
+	char out[PATH_MAX], err[PATH_MAX];
+	snprintf(out, sizeof out, "%s/run.out", dir);
+	snprintf(err, sizeof err, "%s/run.err", dir);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
+			_exit(127);
+		const char *argv[40] = { kf_cli_kforge_path() };
+		for (int i = 0; args[i] && i < 38; i++)
+			argv[i + 1] = args[i];
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	return pid;
 }

@@ -7,6 +7,7 @@
 
 #include <cJSON.h>
 #include <limits.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -34,6 +35,11 @@ const char *kf_cli_kforge_path(void);
 int kf_cli_run(const char *const *args, const char *const *env, double timeout_s, struct kf_cli_result *res,
 	       kf_err *err);
 void kf_cli_result_free(struct kf_cli_result *res);
+
+/* Starts kforge with args (NULL-terminated, without the program name, at most 38) in its own process
+ * group, its stdout and stderr in dir/run.out and dir/run.err; returns its pid, for the caller to signal
+ * and reap (a run killed mid-way). */
+pid_t kf_cli_spawn(const char *const *args, const char *dir);
 
 /* The error contract: stderr is exactly one line, starting with "kforge: ". */
 bool kf_cli_is_one_error_line(const struct kf_cli_result *res);

@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "tests/support/cli.h"
+#include "tests/support/db.h"
 #include "tests/support/llm_server.h"
 
 #define RUN_LIMIT_S 300.0
@@ -71,32 +72,6 @@ static void run(const char *const *args, struct kf_cli_result *r)
 	cr_assert_eq(kf_cli_run(args, no_keys, RUN_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
 	cr_assert_not(r->timed_out, "kforge still running after %.0f s; stderr: " EXCERPT, r->wall_s, r->err);
 	cr_assert_eq(r->term_signal, 0, "kforge died of signal %d; stderr: " EXCERPT, r->term_signal, r->err);
-}
-
-static sqlite3 *open_db(const char *path)
-{
-	sqlite3 *h = NULL;
-	cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK, "%s", path);
-	sqlite3_busy_timeout(h, KF_STORE_BUSY_TIMEOUT_MS);
-	return h;
-}
-
-static int64_t try_q(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	int rc = sqlite3_step(st);
-	int64_t v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int64_t q(sqlite3 *h, const char *sql)
-{
-	int64_t v = try_q(h, sql);
-	cr_assert_geq(v, 0, "%s: %s", sql, sqlite3_errmsg(h));
-	return v;
 }
 
 static double qd(sqlite3 *h, const char *sql)
@@ -160,17 +135,17 @@ Test(agent_pipeline, abandons_a_stalled_request_on_time_while_a_slow_candidate_i
 			       "--json", NULL };
 	struct kf_cli_result r;
 	run(args, &r);
-	sqlite3 *h = open_db(db);
-	cr_assert_eq(q(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
+	sqlite3 *h = kf_test_db_open(db);
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
 		     "exactly the stalled attempt failed; stderr: " EXCERPT, r.err);
 	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
 	cr_expect_leq(stalled_ms, (STALL_TIMEOUT_S + STALL_SLACK_S) * 1000.0,
 		      "the stalled request was abandoned after %.0f ms", stalled_ms);
 	/* The judge was busy with the slow candidate for the whole stall. */
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
 			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
 		     1, "the slow candidate was not being judged while the request stalled");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE status = 'done'"), 2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status = 'done'"), 2);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
 }
@@ -201,8 +176,8 @@ Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks
 	cr_assert_eq(sent, 8, "the server answered %d requests", sent);
 	struct timespec grace = { GRACE_NS / 1000000000LL, GRACE_NS % 1000000000LL };
 	nanosleep(&grace, NULL);
-	sqlite3 *h = open_db(db);
-	int64_t judged = q(h, "SELECT COUNT(*) FROM evaluations");
+	sqlite3 *h = kf_test_db_open(db);
+	int64_t judged = kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations");
 	sqlite3_close(h);
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -211,10 +186,10 @@ Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks
 	srv = NULL;
 	cr_assert_lt(judged, 6, "every candidate was judged before the kill: nothing was busy");
 
-	h = open_db(db);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'"), 8,
+	h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'"), 8,
 		     "replies that had arrived were lost by the kill");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND candidate_id IS NULL"), 0);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND candidate_id IS NULL"), 0);
 	sqlite3_close(h);
 
 	serve(&sc);
@@ -223,11 +198,11 @@ Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks
 	run(resume, &r);
 	cr_expect_eq(kf_llm_server_requests(srv), 0, "the resumed run asked again for %d replies",
 		     kf_llm_server_requests(srv));
-	h = open_db(db);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
+	h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
 			  " WHERE e.candidate_id = c.id) <> 1"),
 		     0, "every candidate judged exactly once");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'done'"), 1, "stderr: " EXCERPT, r.err);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'done'"), 1, "stderr: " EXCERPT, r.err);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
 }
@@ -235,7 +210,7 @@ Test(agent_pipeline, keeps_every_reply_that_arrived_before_a_kill_and_never_asks
 /* Each candidate's task, source hash and verdict, one line each, in a stable order. */
 static char *verdicts(const char *path)
 {
-	sqlite3 *h = open_db(path);
+	sqlite3 *h = kf_test_db_open(path);
 	char *v = rows(h, "SELECT c.task || ' ' || c.source_hash || ' ' || e.verdict FROM candidates c"
 			  " JOIN evaluations e ON e.candidate_id = c.id ORDER BY 1");
 	sqlite3_close(h);
@@ -267,8 +242,8 @@ Test(agent_pipeline, two_cpu_workers_judge_a_run_to_the_same_verdicts_as_one)
 	char *one = verdicts(db), *two = verdicts(db2);
 	cr_expect_str_eq(two, one);
 	cr_expect(strstr(one, " ok\n") && strstr(one, " compile_error\n") && strstr(one, " unwritten_output\n"), "%s", one);
-	sqlite3 *h = open_db(db2);
-	cr_expect_eq(q(h, "SELECT COUNT(DISTINCT json_extract(details, '$.judge_worker')) FROM evaluations"), 2,
+	sqlite3 *h = kf_test_db_open(db2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(DISTINCT json_extract(details, '$.judge_worker')) FROM evaluations"), 2,
 		     "both workers judged");
 	sqlite3_close(h);
 	free(one);
@@ -283,7 +258,7 @@ static char *run_verdicts(const char *path, int run_id)
 		 "SELECT c.task || ' ' || c.source_hash || ' ' || e.verdict FROM candidates c"
 		 " JOIN evaluations e ON e.candidate_id = c.id WHERE c.run_id = %d ORDER BY 1",
 		 run_id);
-	sqlite3 *h = open_db(path);
+	sqlite3 *h = kf_test_db_open(path);
 	char *v = rows(h, sql);
 	sqlite3_close(h);
 	return v;
@@ -304,11 +279,11 @@ Test(agent_pipeline, replay_judges_a_runs_replies_again_to_the_same_verdicts_wit
 	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
 	char *replayed = run_verdicts(db, 2);
 	cr_expect_str_eq(replayed, original);
-	sqlite3 *h = open_db(db);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE run_id = 2"), q(h, "SELECT COUNT(*) FROM requests WHERE run_id = 1"));
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts a JOIN requests q ON q.id = a.request_id WHERE q.run_id = 2"),
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE run_id = 2"), kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE run_id = 1"));
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts a JOIN requests q ON q.id = a.request_id WHERE q.run_id = 2"),
 		     0, "the replay sent a request");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE id = 2 AND status = 'done'"
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM runs WHERE id = 2 AND status = 'done'"
 			  " AND json_extract(config, '$.replay_of') = '1'"), 1);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);

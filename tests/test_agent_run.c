@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "tests/support/cli.h"
+#include "tests/support/db.h"
 #include "tests/support/llm_server.h"
 
 #define QUICK_LIMIT_S 60.0
@@ -55,34 +56,6 @@ static void run(const char *const *args, double limit_s, struct kf_cli_result *r
 	cr_assert_eq(kf_cli_run(args, no_keys, limit_s, r, &err), KF_OK, "%s", err.msg);
 	cr_assert_not(r->timed_out, "kforge run still running after %.0f s; stderr: " EXCERPT, r->wall_s, r->err);
 	cr_assert_eq(r->term_signal, 0, "kforge died of signal %d; stderr: " EXCERPT, r->term_signal, r->err);
-}
-
-static sqlite3 *open_db(void)
-{
-	sqlite3 *h = NULL;
-	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK, "%s", db);
-	sqlite3_busy_timeout(h, KF_STORE_BUSY_TIMEOUT_MS);
-	return h;
-}
-
-/* The first column of the first row, or -1 when the query fails (a database kforge is still
- * creating has no tables yet). */
-static int64_t try_q(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	int rc = sqlite3_step(st);
-	int64_t v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int64_t q(sqlite3 *h, const char *sql)
-{
-	int64_t v = try_q(h, sql);
-	cr_assert_geq(v, 0, "%s: %s", sql, sqlite3_errmsg(h));
-	return v;
 }
 
 Test(agent_run, without_an_endpoint_says_how_to_give_one_and_exits_2)
@@ -164,12 +137,12 @@ Test(agent_run, never_prints_or_stores_an_api_key_that_the_server_echoes)
 	cr_expect_null(strstr(r.err, "sk-echo"), "stderr shows the key: " EXCERPT, r.err);
 	cr_expect_null(strstr(r.out, "sk-echo"), "stdout shows the key: " EXCERPT, r.out);
 	cr_expect(strstr(r.err, "Bearer [redacted]"), "stderr: " EXCERPT, r.err);
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE instr(COALESCE(response, '') || COALESCE(error, ''),"
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE instr(COALESCE(response, '') || COALESCE(error, ''),"
 			  " 'sk-echo') > 0"),
 		     0);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'sk-echo') > 0"), 0);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'Bearer [redacted]') > 0"), 3);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'sk-echo') > 0"), 0);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE instr(error, 'Bearer [redacted]') > 0"), 3);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
 }
@@ -237,16 +210,16 @@ Test(agent_run, runs_the_level1_suite_against_the_scripted_server)
 	cr_expect_eq(r.exit_code, with_examples == n ? 0 : 1, "exit %d with %d of %d tasks solvable", r.exit_code,
 		     with_examples, n);
 	cr_expect_eq(kf_llm_server_requests(srv), n * 2 * KINDS);
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE status = 'done' AND reply IS NOT NULL"), n * 2 * KINDS);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM request_attempts"), n * 2 * KINDS);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND candidate_id IS NULL"), 0);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status = 'done' AND reply IS NOT NULL"), n * 2 * KINDS);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts"), n * 2 * KINDS);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE outcome = 'code' AND candidate_id IS NULL"), 0);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
 			  " WHERE e.candidate_id = c.id) <> 1"),
 		     0, "every candidate judged exactly once");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), with_examples);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), n);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM samples"), q(h, "SELECT COUNT(*) FROM samples WHERE evaluation_id IN"
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), with_examples);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), n);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM samples"), kf_test_db_int(h, "SELECT COUNT(*) FROM samples WHERE evaluation_id IN"
 							       " (SELECT id FROM evaluations WHERE verdict = 'ok')"));
 	sqlite3_close(h);
 	cJSON_ArrayForEach(t, tasks) {
@@ -279,9 +252,9 @@ Test(agent_run, resumes_a_killed_run_without_asking_again_for_a_finished_sample)
 		exited = waitpid(pid, &status, WNOHANG) == pid;
 		if (access(db, F_OK) != 0)
 			continue;
-		sqlite3 *h = open_db();
-		finished = try_q(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
-		judged = try_q(h, "SELECT COUNT(*) FROM evaluations");
+		sqlite3 *h = kf_test_db_open(db);
+		finished = kf_test_db_try_int(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
+		judged = kf_test_db_try_int(h, "SELECT COUNT(*) FROM evaluations");
 		sqlite3_close(h);
 		if (finished >= 4 && judged >= 1)
 			break;
@@ -293,11 +266,11 @@ Test(agent_run, resumes_a_killed_run_without_asking_again_for_a_finished_sample)
 	kf_llm_server_stop(srv);
 	srv = NULL;
 
-	sqlite3 *h = open_db();
-	finished = q(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
-	int64_t evals_before = q(h, "SELECT COUNT(*) FROM evaluations");
-	int64_t last_eval = q(h, "SELECT COALESCE(MAX(id), 0) FROM evaluations");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'running'"), 1, "the run did not end");
+	sqlite3 *h = kf_test_db_open(db);
+	finished = kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status <> 'pending'");
+	int64_t evals_before = kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations");
+	int64_t last_eval = kf_test_db_int(h, "SELECT COALESCE(MAX(id), 0) FROM evaluations");
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'running'"), 1, "the run did not end");
 	sqlite3_close(h);
 	cr_assert_lt(finished, 16, "nothing left to resume");
 
@@ -309,16 +282,16 @@ Test(agent_run, resumes_a_killed_run_without_asking_again_for_a_finished_sample)
 	cr_expect_eq(kf_llm_server_requests(srv), 16 - finished,
 		     "the resumed run sent %d requests; %lld of 16 were finished before the kill",
 		     kf_llm_server_requests(srv), (long long)finished);
-	h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests"), 16);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE status = 'pending'"), 0);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
+	h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests"), 16);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status = 'pending'"), 0);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
 			  " WHERE e.candidate_id = c.id) <> 1"),
 		     0, "a candidate judged before the kill was judged again, or one was never judged");
 	char sql[128];
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM evaluations WHERE id <= %lld", (long long)last_eval);
-	cr_expect_eq(q(h, sql), evals_before, "evaluations from before the kill are kept");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'done'"), 1);
+	cr_expect_eq(kf_test_db_int(h, sql), evals_before, "evaluations from before the kill are kept");
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM runs WHERE id = 1 AND status = 'done'"), 1);
 	sqlite3_close(h);
 	double ok_tasks;
 	cr_expect(r.json && kf_cli_json_num(r.json, "ok_tasks", &ok_tasks) && ok_tasks == 2, "stdout: " EXCERPT, r.out);
@@ -351,11 +324,11 @@ Test(agent_run, runs_on_the_cuda_backend_where_a_gpu_is_present)
 	double ok_tasks;
 	cr_expect(kf_cli_json_num(r.json, "ok_tasks", &ok_tasks) && ok_tasks == 2, "stdout: " EXCERPT, r.out);
 	cr_expect_eq(kf_llm_server_requests(srv), 16);
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates WHERE backend = 'cuda'"), 6, "good, broken, lazy per task");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 2);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), 2);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM requests WHERE round = 1 AND reply LIKE '%```cuda%'"), 6);
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates WHERE backend = 'cuda'"), 6, "good, broken, lazy per task");
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), 2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE round = 1 AND reply LIKE '%```cuda%'"), 6);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
 }

@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "tests/support/cli.h"
+#include "tests/support/db.h"
 #include "tests/support/llm_server.h"
 
 #define RUN_LIMIT_S 300.0
@@ -172,36 +173,18 @@ static void teardown(void)
 
 TestSuite(agent_slurm, .init = setup, .fini = teardown, .timeout = TEST_TIMEOUT_S);
 
-static sqlite3 *open_db(void)
-{
-	sqlite3 *h = NULL;
-	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK, "%s", db);
-	sqlite3_busy_timeout(h, KF_STORE_BUSY_TIMEOUT_MS);
-	return h;
-}
-
-static int64_t q(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *st;
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(h));
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static const enum kf_scripted_reply mixed[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_LAZY, KF_LLM_NO_CODE };
 
 static void expect_every_candidate_judged_once(void)
 {
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates"), 6, "good, broken and lazy of two tasks");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates"), 6, "good, broken and lazy of two tasks");
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM candidates c WHERE (SELECT COUNT(*) FROM evaluations e"
 			  " WHERE e.candidate_id = c.id) <> 1"),
 		     0, "a candidate was judged twice, or never");
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), 2);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'unwritten_output'"), 2);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM runs WHERE status = 'done'"), 1);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'compile_error'"), 2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'unwritten_output'"), 2);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM runs WHERE status = 'done'"), 1);
 	sqlite3_close(h);
 }
 
@@ -220,8 +203,8 @@ Test(agent_slurm, judges_a_run_with_workers_started_by_srun)
 	cr_assert_eq(kf_cli_run(args, env, RUN_LIMIT_S, &r, &err), KF_OK, "%s", err.msg);
 	cr_assert_eq(r.exit_code, 0, "exit %d; stderr: " EXCERPT, r.exit_code, r.err);
 	expect_every_candidate_judged_once();
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 2);
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 2);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
 }
@@ -310,8 +293,8 @@ Test(agent_slurm, a_worker_killed_mid_evaluation_has_its_candidate_judged_by_ano
 	/* Exit 1: both good kernels spin, so no task has a correct one. */
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "kforge run failed (status %d)", status);
 	expect_every_candidate_judged_once();
-	sqlite3 *h = open_db();
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'internal_error'"), 0);
-	cr_expect_eq(q(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 0, "the spinning kernels passed");
+	sqlite3 *h = kf_test_db_open(db);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'internal_error'"), 0);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE verdict = 'ok'"), 0, "the spinning kernels passed");
 	sqlite3_close(h);
 }

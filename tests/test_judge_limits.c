@@ -128,15 +128,15 @@ Test(judge_limits, rank_finishes_with_a_kernel_that_breaks_its_pipe_on_hidden_sh
 }
 
 /* Threads that compute while the judge thaws the runner, before the command is written: that work is
- * inside the judge's clock, so the kernel is no faster than the same sum done honestly on two threads
- * (untimed, it reached 3.5-4.5x against 1.1-1.4x). */
+ * inside the judge's clock, so the kernel is no faster than the same sum done honestly by the same two
+ * spinning threads (untimed, it reached 3.5-4.5x against 1.1-1.4x). */
 Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
 {
 	/* Alternated, several times each: on a loaded machine one submission's speedup moves by half. */
 	double honest[PAIRED_RUNS], sly[PAIRED_RUNS];
 	for (int k = 0; k < PAIRED_RUNS; k++) {
 		struct kf_cli_result h, f;
-		submit("adds_on_two_threads", NULL, &h);
+		submit("adds_on_two_spinning_threads", NULL, &h);
 		submit("answers_for_a_zombie_main_thread", NULL, &f);
 		const char *v = kf_cli_json_str(f.json, "verdict");
 		cr_assert(v, "no verdict: %s", f.err);

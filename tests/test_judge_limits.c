@@ -50,6 +50,10 @@ static void submit(const char *name, const char *const *extra, struct kf_cli_res
 }
 
 #define PAIRED_RUNS 3
+/* The thaw-time worker against its honest twin. On the loaded CI machine the twin, whose runner
+ * thread spins for commands beside its two spinning helpers, ran up to 1.7x slower than the worker,
+ * whose protocol thread sleeps in poll(); the untimed work the test guards against gave 2.4-4x. */
+#define THAW_WORKER_OVER_HONEST_MAX 2.0
 _Static_assert(PAIRED_RUNS == 3, "median3 takes three");
 
 /* The middle one of three. */
@@ -146,5 +150,6 @@ Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
 		kf_cli_result_free(&f);
 	}
 	double h = median3(honest), f = median3(sly);
-	cr_expect(f < h * FORGED_OVER_HONEST_MAX, "the thaw-time worker's median speedup is %.3g against %.3g honestly", f, h);
+	cr_expect(f < h * THAW_WORKER_OVER_HONEST_MAX, "the thaw-time worker's median speedup is %.3g against %.3g honestly",
+		  f, h);
 }

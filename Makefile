@@ -28,7 +28,7 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 HAVE_CUDA := $(shell test -x $(NVCC) && echo 1)
 
 # Library modules (everything but program entry points).
-LIB_DIRS := common db eval sandbox agent
+LIB_DIRS := common db eval/tasks eval/judge eval/rank eval/report sandbox agent
 # Runner program files stay out of the library (runner_core.c replaces malloc).
 RUNNER_PROGRAM_SRC := sandbox/runner_core.c sandbox/runner_cpu.c sandbox/runner_cuda.c
 LIB_SRC  := $(filter-out $(RUNNER_PROGRAM_SRC),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
@@ -114,7 +114,7 @@ $(RUNNER_CUDA): $(RUNNER_CUDA_OBJ)
 		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda
 
-$(BUILD)/obj/eval/gpu/cuda_kernels.o: eval/gpu/cuda_kernels.cu eval/gpu/cuda_kernels.h
+$(BUILD)/obj/eval/judge/gpu/cuda_kernels.o: eval/judge/gpu/cuda_kernels.cu eval/judge/gpu/cuda_kernels.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -I. -gencode=arch=compute_90a,code=sm_90a \
 		-gencode=arch=compute_80,code=compute_80 -c $< -o $@
@@ -130,7 +130,7 @@ $(BUILD)/gen/runner_hold_fatbin.inc: $(HOLD_FATBIN)
 $(BUILD)/robj/sandbox/runner_cuda.o: $(BUILD)/gen/runner_hold_fatbin.inc
 $(BUILD)/robj/sandbox/runner_cuda.o: CUDA_INC += -I$(BUILD)/gen
 
-$(CUDA_LIBKF): eval/gpu/cuda_area.c $(BUILD)/obj/eval/gpu/cuda_kernels.o
+$(CUDA_LIBKF): eval/judge/gpu/cuda_area.c $(BUILD)/obj/eval/judge/gpu/cuda_kernels.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared -I. $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -o $@ $(filter %.c %.o,$^) \
 		$(CUDA_RPATH) -lcudart -lstdc++ -L$(CUDA_HOME)/lib64/stubs -lcuda

@@ -1,6 +1,6 @@
 /* The agent (DESIGN.md §10): `kforge run`. For every task of a run it asks a model for N samples,
  * judges each extracted kernel, then for R-1 more rounds asks for refinements of the best K
- * candidates with feedback from the judge; "best" comes from the weak-verifier ranking (eval/rank.h:
+ * candidates with feedback from the judge; "best" comes from the weak-verifier ranking (eval/rank/rank.h:
  * trusted correct candidates first, then SOL fraction), which also picks what the run reports. One
  * event loop drives the HTTP requests (agent/http.h) and the judge worker processes (agent/worker.h)
  * together, never waiting for a judgement; every
@@ -24,10 +24,10 @@
 #include "agent/record.h"
 #include "agent/replay.h"
 #include "agent/worker.h"
-#include "eval/leaderboard.h"
-#include "eval/rank.h"
-#include "eval/sol.h"
-#include "eval/task.h"
+#include "eval/report/leaderboard.h"
+#include "eval/rank/rank.h"
+#include "eval/judge/sol.h"
+#include "eval/tasks/task.h"
 
 /* ---- configuration ----
  * A run's configuration is one JSON object (stored with the run, so --resume continues with the
@@ -100,7 +100,7 @@ int kf_agent_config_read(const cJSON *cfg_json, struct kf_agent_config *out, kf_
  * Without a judge of the caller's, candidates are judged by kf_judge_evaluate in judge worker
  * processes (agent/worker.h) and verified by kf_verify_candidate in this process. A caller's judge
  * (tests) runs in this process instead: the loop calls evaluate() between HTTP polls, one candidate
- * at a time, and verify() (the weak verifiers, eval/verify.h) on each correct candidate when a
+ * at a time, and verify() (the weak verifiers, eval/rank/verify.h) on each correct candidate when a
  * task's round is ranked. */
 struct kf_agent_judge {
 	int (*evaluate)(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
@@ -182,7 +182,7 @@ struct kf_agent_summary {
 	int requests_unsent;    /* planned and never answered: pending, or in rounds never planned */
 	int evaluated;          /* candidates with a verdict */
 	/* Over every task of the run, a task without a correct kernel counting as a failure (the
-	 * leaderboard's formulas, eval/leaderboard.h, on the run's own selection). */
+	 * leaderboard's formulas, eval/report/leaderboard.h, on the run's own selection). */
 	double fast_p[KF_LB_N_FAST_P];
 	double pass_at_1;
 	struct kf_record_failure *failures; /* the most frequent errors of failed requests */

@@ -10,7 +10,7 @@
 
 #include "agent/agent.h"
 #include "common/clock.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 
 #define MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger integers do not survive a JSON number */
 #define DEFAULT_SAMPLES 4

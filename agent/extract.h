@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "eval/task.h"
+#include "eval/tasks/task.h"
 
 enum kf_extract_outcome {
 	KF_EXTRACT_CODE,

@@ -12,7 +12,7 @@
 #include "agent/prompt.h"
 #include "common/buf.h"
 #include "common/sha256.h"
-#include "eval/abi.h"
+#include "eval/tasks/abi.h"
 
 #define JUDGE_FILE "llm_judge.md"
 #define JUDGE_TEMPERATURE 0.0

@@ -3,7 +3,7 @@
  * prompts/llm_judge.md, and the last "VERDICT: correct|incorrect|unsure" line of its reply becomes a
  * pass, fail or abstain vote; the reply, tokens and latency are kept as evidence. Every candidate of
  * a ranking is asked at once over one kf_http handle (agent/http.h, with its retries). Plugs into
- * eval/rank.h as its kf_ranking_llm_judge_fn; a request that fails for good is an abstain. */
+ * eval/rank/rank.h as its kf_ranking_llm_judge_fn; a request that fails for good is an abstain. */
 #ifndef KF_LLM_JUDGE_H
 #define KF_LLM_JUDGE_H
 
@@ -11,7 +11,7 @@
 
 #include "agent/http.h"
 #include "agent/provider.h"
-#include "eval/rank.h"
+#include "eval/rank/rank.h"
 
 struct kf_llm_judge {
 	enum kf_provider_kind provider;

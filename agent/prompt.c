@@ -12,7 +12,7 @@
 #include "agent/rank.h"
 #include "common/fs.h"
 #include "common/text.h"
-#include "eval/abi.h"
+#include "eval/tasks/abi.h"
 
 #define TEMPLATE_MAX_BYTES (256u * 1024)
 #define PLACEHOLDER_MAX 64

@@ -1,7 +1,7 @@
 /* Prompt assembly from the templates under prompts/ (DESIGN.md §10): plain text files with
  * {{placeholders}}, optionally split into "=== name ===" sections; lines starting with "%%" are
  * comments for whoever edits the template. This module fills them from a task spec (the generated
- * header of eval/abi.h: signature, shapes, dtypes, tolerance, rules), the device's peaks and the
+ * header of eval/tasks/abi.h: signature, shapes, dtypes, tolerance, rules), the device's peaks and the
  * task's t_SOL, and from a judge result for feedback. No prompt wording lives in C. */
 #ifndef KF_PROMPT_H
 #define KF_PROMPT_H
@@ -10,8 +10,8 @@
 
 #include "common/buf.h"
 #include "common/err.h"
-#include "eval/sol.h"
-#include "eval/task.h"
+#include "eval/judge/sol.h"
+#include "eval/tasks/task.h"
 
 struct kf_prompt_var {
 	const char *name;

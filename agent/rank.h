@@ -1,6 +1,6 @@
 /* How the agent orders a task's candidates (DESIGN.md §9-§10): by the judge's verdict first,
  * grouped into classes from "correct" down to "never compiled"; among correct ones, those the
- * weak-verifier ranking trusts (eval/rank.h: P(correct) >= theta) first; then by SOL fraction,
+ * weak-verifier ranking trusts (eval/rank/rank.h: P(correct) >= theta) first; then by SOL fraction,
  * then by age (the earlier candidate wins a tie, so the order is the same when a run is resumed). */
 #ifndef KF_RANK_H
 #define KF_RANK_H

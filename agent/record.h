@@ -12,7 +12,7 @@
 #include <cJSON.h>
 
 #include "db/store.h"
-#include "eval/task.h"
+#include "eval/tasks/task.h"
 
 struct kf_record_run {
 	int64_t id;

@@ -16,7 +16,7 @@
 #include <cJSON.h>
 
 #include "db/store.h"
-#include "eval/task.h"
+#include "eval/tasks/task.h"
 
 #define KF_REPLAY_FORMAT 1
 

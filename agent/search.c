@@ -3,7 +3,7 @@
  * candidate its code becomes is written before it is judged, and its evaluation is written when
  * the judge returns. Resuming is loading: pending requests are sent again, unjudged candidates
  * are judged, and a round is planned once the previous one is finished and judged. Before a
- * refinement round is planned, and once at the end, the run's candidates are ranked (eval/rank.h:
+ * refinement round is planned, and once at the end, the run's candidates are ranked (eval/rank/rank.h:
  * weak verifiers on the correct ones, votes stored, one label model over the run), so the parents
  * and the reported kernel are the top trusted correct candidates.
  *
@@ -30,7 +30,7 @@
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/sha256.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 
 #define TICK_MS 1000               /* the longest the loop waits without a progress tick */
 #define SLURM_ARGV_MAX 32
@@ -565,7 +565,7 @@ static void emit_ranked(const struct run *r, const char *what, const char *detai
 	emit(r, &e);
 }
 
-/* Ranks the run's candidates (eval/rank.h) and keeps each one's trust and P(correct). Only correct
+/* Ranks the run's candidates (eval/rank/rank.h) and keeps each one's trust and P(correct). Only correct
  * candidates are verified (about a second each on the CPU, votes stored and reused), so nothing is
  * redone when no candidate was judged since the last ranking. A ranking that fails is reported and
  * leaves the previous order (verdict, then SOL fraction): it never ends the run. */

@@ -17,7 +17,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "db/store.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 
 #define FRAME_MAX (256u << 20) /* a judge result with every raw timing sample stays far below this */
 #define FRAME_HEADER_MAX 16    /* decimal digits of a length, and the newline */

@@ -20,8 +20,8 @@
 #include <cJSON.h>
 
 #include "agent/http.h"
-#include "eval/sol.h"
-#include "eval/task.h"
+#include "eval/judge/sol.h"
+#include "eval/tasks/task.h"
 
 #define KF_WORKER_MAX 256
 

@@ -11,7 +11,7 @@ typedef __nv_bfloat16 bf16;
 
 static const int CHILD_TIMEOUT_S = 90;            /* a hung kernel ends its child, not the run */
 static const int POISON_BYTE = 0xFF;              /* NaN in fp32 and bf16, -1 in i32: unwritten outputs fail */
-static const double TIES_JITTER = 1e-3;           /* as eval/tensor.c draws near-ties */
+static const double TIES_JITTER = 1e-3;           /* as eval/tasks/tensor.c draws near-ties */
 static const int MAX_LINE = 4096;
 
 enum dtype { DT_F32, DT_BF16, DT_F16, DT_I32, DT_COUNT };

@@ -19,10 +19,10 @@ extern "C" {
 #include "common/err.h"
 #include "common/fs.h"
 #include "common/rng.h"
-#include "eval/abi.h"
-#include "eval/compare.h"
-#include "eval/task.h"
-#include "eval/tensor.h"
+#include "eval/tasks/abi.h"
+#include "eval/judge/compare.h"
+#include "eval/tasks/task.h"
+#include "eval/tasks/tensor.h"
 }
 
 static const int CHILD_TIMEOUT_S = 240;            /* a hung kernel ends its child, not the run */

@@ -15,10 +15,10 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "db/store.h"
-#include "eval/abi.h"
-#include "eval/area.h"
-#include "eval/judge.h"
-#include "eval/stats.h"
+#include "eval/tasks/abi.h"
+#include "eval/judge/area.h"
+#include "eval/judge/judge.h"
+#include "eval/judge/stats.h"
 #include "sandbox/sandbox.h"
 
 #define DEFAULT_REPS 10

@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "common/buf.h"
-#include "eval/abi.h"
-#include "eval/task.h"
-#include "eval/trusted.h"
+#include "eval/tasks/abi.h"
+#include "eval/tasks/task.h"
+#include "eval/judge/trusted.h"
 
 #define REF_SO_DEVICE 0 /* the judge's default device: the compile targets its architecture */
 

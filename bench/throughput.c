@@ -24,7 +24,7 @@
 #include "agent/agent.h"
 #include "common/clock.h"
 #include "common/fs.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 
 /* The Makefile builds each benchmark from one file, so the test server comes in as source. */
 #include "tests/support/llm_server.c"

@@ -6,8 +6,8 @@
 
 #include "cli/cli.h"
 #include "db/store.h"
-#include "eval/leaderboard.h"
-#include "eval/report.h"
+#include "eval/report/leaderboard.h"
+#include "eval/report/report.h"
 
 #define ALL_RUNS "all"
 

@@ -1,5 +1,5 @@
 /* `kforge leaderboard`: the fast_p / SOL / pass@k tables of the database in CSV, JSON, Markdown or one
- * HTML page. Parses the command line and writes the output; the tables are eval/leaderboard.c's, the
+ * HTML page. Parses the command line and writes the output; the tables are eval/report/leaderboard.c's, the
  * formats eval/report_*.c's. */
 #include <errno.h>
 #include <stdint.h>
@@ -10,9 +10,9 @@
 #include "common/buf.h"
 #include "common/fs.h"
 #include "db/store.h"
-#include "eval/leaderboard.h"
-#include "eval/report.h"
-#include "eval/task.h"
+#include "eval/report/leaderboard.h"
+#include "eval/report/report.h"
+#include "eval/tasks/task.h"
 
 #define DEFAULT_FORMAT "md"
 #define LIST_SEPARATORS ","

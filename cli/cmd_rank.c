@@ -9,7 +9,7 @@
 
 #include "agent/llm_judge.h"
 #include "cli/cli.h"
-#include "eval/rank.h"
+#include "eval/rank/rank.h"
 
 #define KF_RANK_MAX_RUNS KF_CLI_MAX_POSITIONAL
 #define KF_RANK_SUBMITTER_WIDTH 24

@@ -9,7 +9,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "db/store.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 
 #define KF_SUBMIT_MAX_SOURCE (1u << 20)
 #define KF_SUBMIT_MIB (1024.0 * 1024.0)

@@ -4,9 +4,9 @@
 
 #include "cli/cli.h"
 #include "common/buf.h"
-#include "eval/abi.h"
-#include "eval/judge.h"
-#include "eval/task.h"
+#include "eval/tasks/abi.h"
+#include "eval/judge/judge.h"
+#include "eval/tasks/task.h"
 
 static const char *const help_text =
 	"usage: kforge tasks [--suite DIR] [--json] [--check] [--db PATH]\n"

@@ -149,7 +149,7 @@ static const char *const migrations[] = {
 	"  finished_at TEXT NOT NULL DEFAULT (" SQL_NOW "),"
 	"  PRIMARY KEY (request_id, attempt)"
 	") STRICT;",
-	/* 3: weak verifiers and the label model (eval/rank.c owns the SQL). A verification of an
+	/* 3: weak verifiers and the label model (eval/rank/rank.c owns the SQL). A verification of an
 	 * evaluation keeps one vote per verifier with its evidence, and the consensus probes (the
 	 * candidate's outputs at fixed positions of fixed inputs, little-endian doubles); every ranking
 	 * keeps its label-model fit and the posterior P(correct) of each evaluation it covered. */

@@ -1,4 +1,4 @@
-/* How the CPU runner maps the buffer area, as the judge lays it out (eval/area_cpu.c writes it,
+/* How the CPU runner maps the buffer area, as the judge lays it out (eval/judge/area_cpu.c writes it,
  * sandbox/runner_cpu.c reads it before the seccomp filter). The area is a row of regions, one per
  * tensor, each followed by a guard the runner leaves unmapped (PROT_NONE), so a kernel that runs
  * past the end of an end-aligned buffer faults at once. Input regions come from a memfd sealed

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eval/abi.h"
+#include "eval/tasks/abi.h"
 
 struct kf_runner_backend {
 	const char *name;

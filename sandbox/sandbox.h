@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "eval/task.h"
+#include "eval/tasks/task.h"
 #include "sandbox/verdict.h"
 
 #define KF_COMPILE_LOG_MAX (64 * 1024) /* bytes of compiler output kept */

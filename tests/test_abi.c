@@ -1,4 +1,4 @@
-/* Tests for eval/abi.c: generated prototypes match the issue's signatures; headers and shims
+/* Tests for eval/tasks/abi.c: generated prototypes match the issue's signatures; headers and shims
  * compile (cc; nvcc when installed); a wrong signature fails to compile; kf_init is optional;
  * the generated bf16/f16 conversions are exact; hidden shapes stay out of the header. And the
  * CI check of the task suite itself: for every task, the CPU reference and examples/cpu/NAME.c
@@ -18,9 +18,9 @@
 #include "common/bf16.h"
 #include "common/fs.h"
 #include "common/rng.h"
-#include "eval/abi.h"
-#include "eval/lowp.h"
-#include "eval/tensor.h"
+#include "eval/tasks/abi.h"
+#include "eval/tasks/lowp.h"
+#include "eval/tasks/tensor.h"
 
 #define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
 #define NVCC "/usr/local/cuda/bin/nvcc"

@@ -10,7 +10,7 @@
 
 #include "agent/prompt.h"
 #include "common/fs.h"
-#include "eval/abi.h"
+#include "eval/tasks/abi.h"
 
 static struct kf_task *task;
 static struct kf_peaks peaks;

@@ -22,8 +22,8 @@
 #include "common/buf.h"
 #include "common/fs.h"
 #include "common/text.h"
-#include "eval/abi.h"
-#include "eval/task.h"
+#include "eval/tasks/abi.h"
+#include "eval/tasks/task.h"
 #include "sandbox/sandbox.h"
 
 static char cache_dir[PATH_MAX];

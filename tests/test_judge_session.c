@@ -1,4 +1,4 @@
-/* A judge session (eval/judge.h): consecutive evaluations of one task reuse the trusted kernels and
+/* A judge session (eval/judge/judge.h): consecutive evaluations of one task reuse the trusted kernels and
  * buffers, nothing of one candidate carries over to the next, and another task rebuilds the session.
  * Also the judge's guard against a disturbed machine: a reference far slower than its stored best
  * makes the judge measure again. */
@@ -10,7 +10,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "db/store.h"
-#include "eval/judge.h"
+#include "eval/judge/judge.h"
 #include "tests/support/cli.h"
 
 #define MAX_KERNEL (256u << 10)

@@ -1,4 +1,4 @@
-/* The label model (eval/labelmodel.c) on synthetic votes drawn from known rates: EM and the
+/* The label model (eval/rank/labelmodel.c) on synthetic votes drawn from known rates: EM and the
  * triplet estimate recover the rates and the prior, filtering drops degenerate and anti-correlated
  * verifiers, the anchor fixes the sign when most verifiers are inverted, abstains are no votes. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "common/rng.h"
-#include "eval/labelmodel.h"
+#include "eval/rank/labelmodel.h"
 
 #define N_ITEMS 4000
 #define MAX_VERIFIERS 8

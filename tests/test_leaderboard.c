@@ -14,8 +14,8 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "db/store.h"
-#include "eval/leaderboard.h"
-#include "eval/report.h"
+#include "eval/report/leaderboard.h"
+#include "eval/report/report.h"
 #include "tests/support/cli.h"
 
 #define GOLDEN_DIR "tests/golden/leaderboard"

@@ -1,9 +1,9 @@
-/* The static vendor-library check (eval/policy.c): what a task that forbids vendor libraries refuses,
+/* The static vendor-library check (eval/judge/policy.c): what a task that forbids vendor libraries refuses,
  * and what it must let through. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "eval/policy.h"
+#include "eval/judge/policy.h"
 
 static struct kf_task forbidding;
 

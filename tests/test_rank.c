@@ -1,4 +1,4 @@
-/* Ranking (eval/rank.c) and `kforge rank`: the order (hard gates, then trust, then SOL fraction, then
+/* Ranking (eval/rank/rank.c) and `kforge rank`: the order (hard gates, then trust, then SOL fraction, then
  * variance, then length), and a small store judged for real and ranked end to end: votes verified
  * once and reused, the fit and posteriors stored, a run's scope, the JSON, and usage errors. */
 #include <criterion/criterion.h>
@@ -11,9 +11,9 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "db/store.h"
-#include "eval/judge.h"
-#include "eval/leaderboard.h"
-#include "eval/rank.h"
+#include "eval/judge/judge.h"
+#include "eval/report/leaderboard.h"
+#include "eval/rank/rank.h"
 #include "tests/support/cli.h"
 #include "tests/support/llm_server.h"
 

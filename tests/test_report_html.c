@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "eval/report.h"
+#include "eval/report/report.h"
 #include "common/fs.h"
 #include "tests/support/cli.h"
 

@@ -1,11 +1,11 @@
-/* Speed of light (eval/sol.c): t_SOL is the largest of bytes over bandwidth, FLOPs over the rate of
+/* Speed of light (eval/judge/sol.c): t_SOL is the largest of bytes over bandwidth, FLOPs over the rate of
  * the task's compute dtype, and transcendentals over the special-function units' rate, and it says
  * which term set it; the SOL score is SOL-ExecBench's. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "eval/sol.h"
+#include "eval/judge/sol.h"
 
 /* 1e6 elements: 4 MB moved, 2e6 FLOPs, one exp each (1e6 transcendentals), at shape n. */
 static const char spec[] =

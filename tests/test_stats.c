@@ -1,9 +1,9 @@
-/* Timing statistics (eval/stats.h): quantiles, and the two-mode test behind the judge's
+/* Timing statistics (eval/judge/stats.h): quantiles, and the two-mode test behind the judge's
  * re-measurement of unsteady samples (issue 16.5). */
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "eval/stats.h"
+#include "eval/judge/stats.h"
 
 #define N 100
 

@@ -1,4 +1,4 @@
-/* Tests for eval/task.c: the four starter specs load; every validation rule rejects a broken
+/* Tests for eval/tasks/task.c: the four starter specs load; every validation rule rejects a broken
  * spec with a one-line "file:field: reason"; the expression evaluator; find/list/check_files. */
 #include <criterion/criterion.h>
 
@@ -12,8 +12,8 @@
 #include "common/buf.h"
 #include "common/fs.h"
 #include "common/sha256.h"
-#include "eval/task.h"
-#include "eval/tensor.h"
+#include "eval/tasks/task.h"
+#include "eval/tasks/tensor.h"
 
 #define SPEC_PATH "tasks/level1/toy.json"
 

@@ -1,11 +1,11 @@
-/* Specification of integer input draws (eval/tensor.c): values uniform in [lo, hi], both bounds
+/* Specification of integer input draws (eval/tasks/tensor.c): values uniform in [lo, hi], both bounds
  * included, exactly, over the whole int32 range (no trip through float, whose 24 bits would round
  * large bounds and overflow at +-2^31). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "eval/tensor.h"
+#include "eval/tasks/tensor.h"
 
 #define DRAWS (1 << 20)
 
@@ -89,7 +89,7 @@ Test(tensor, int_draws_are_reproducible_from_the_seed)
 #include <math.h>
 #include <string.h>
 
-#include "eval/lowp.h"
+#include "eval/tasks/lowp.h"
 
 Test(tensor, fp8_e4m3_rounds_to_nearest_even_and_saturates_at_448)
 {

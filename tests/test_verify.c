@@ -1,4 +1,4 @@
-/* The weak verifiers (eval/verify.c): votes read from the judge's record, extra runs that catch what
+/* The weak verifiers (eval/rank/verify.c): votes read from the judge's record, extra runs that catch what
  * the judge's default tests miss (hidden shapes, stress inputs on ragged shapes, outputs that change
  * between runs) on a handful of corpus kernels, the static checks, consensus over a pool, and clean
  * abstention where a verifier cannot say anything (CPU candidates for compute-sanitizer, CUDA ones on
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "common/fs.h"
-#include "eval/area.h"
-#include "eval/judge.h"
-#include "eval/verify.h"
+#include "eval/judge/area.h"
+#include "eval/judge/judge.h"
+#include "eval/rank/verify.h"
 
 #define MAX_KERNEL (256u << 10)
 

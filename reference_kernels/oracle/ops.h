@@ -109,7 +109,7 @@ void kf_op_attention(int64_t B, int64_t H, int64_t HKV, int64_t Lq, int64_t Lk, 
 		     const double *q, const double *k, const double *v, double scale, bool causal, double *o);
 
 /* ---- quantisation: round to a format's nearest value, ties to even. bf16 and f16 as IEEE
- * conversion (overflow to inf); the OCP formats as the judge's eval/lowp.c (saturating: E4M3 448,
+ * conversion (overflow to inf); the OCP formats as the judge's eval/tasks/lowp.c (saturating: E4M3 448,
  * E5M2 57344 (keeps inf), E2M1 6, NaN -> 0); int8 rounds and clamps to [-128, 127] ---- */
 enum kf_op_fmt { KF_OP_BF16, KF_OP_F16, KF_OP_FP8_E4M3, KF_OP_FP8_E5M2, KF_OP_FP4_E2M1, KF_OP_INT8 };
 double kf_op_round_to(enum kf_op_fmt f, double x);

@@ -1,10 +1,10 @@
-/* The GPU fill kernel's int branch (eval/gpu/cuda_kernels.cu) draws integers exactly in [lo, hi]
+/* The GPU fill kernel's int branch (eval/judge/gpu/cuda_kernels.cu) draws integers exactly in [lo, hi]
  * over the whole int32 range, as the host does (tests/test_tensor.c): no float on the way. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "eval/area.h"
+#include "eval/judge/area.h"
 #include "tests/support/corpus.h"
 
 #define DRAWS (1 << 22)

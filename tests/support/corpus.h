@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
-#include "eval/task.h"
+#include "eval/tasks/task.h"
 #include "tests/support/cli.h"
 
 #define KF_CORPUS_DEFAULT_LIMIT_S 60.0

@@ -19,6 +19,8 @@
  * reference timed in the same loop, but the shared test machine's load moves them apart by up to
  * ~30% from one submission to the next. */
 #define FORGED_OVER_HONEST_MAX 1.5
+#define FORGING_PRELUDE "tests/kernels/judge/hooks_the_runners_write.inc"
+#define HONEST_TWIN "examples/cpu/vector_add.c"
 
 static char tmpdir[PATH_MAX];
 
@@ -32,12 +34,11 @@ static void remove_dir(void) { kf_rm_rf(tmpdir); }
 
 TestSuite(judge_limits, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
-/* Submits tests/kernels/judge/<name>.c for vector_add into the suite's database; r holds the result. */
-static void submit(const char *name, const char *const *extra, struct kf_cli_result *r)
+/* Submits the kernel at path for vector_add into the suite's database; r holds the result. */
+static void submit_file(const char *kernel, const char *const *extra, struct kf_cli_result *r)
 {
-	char db[PATH_MAX + 16], kernel[PATH_MAX];
+	char db[PATH_MAX + 16];
 	snprintf(db, sizeof db, "%s/kforge.db", tmpdir);
-	snprintf(kernel, sizeof kernel, "%s/tests/kernels/judge/%s.c", kf_home(), name);
 	const char *args[24] = { "submit", "--task", "vector_add", "--db", db, "--json" };
 	int n = 6;
 	for (; extra && *extra; extra++)
@@ -46,7 +47,15 @@ static void submit(const char *name, const char *const *extra, struct kf_cli_res
 	args[n] = NULL;
 	kf_err err;
 	cr_assert_eq(kf_cli_run(args, NULL, SUBMIT_LIMIT_S, r, &err), KF_OK, "%s", err.msg);
-	cr_assert_not(r->timed_out, "kforge submit %s ran past %.0f s", name, SUBMIT_LIMIT_S);
+	cr_assert_not(r->timed_out, "kforge submit %s ran past %.0f s", kernel, SUBMIT_LIMIT_S);
+}
+
+/* Submits tests/kernels/judge/<name>.c. */
+static void submit(const char *name, const char *const *extra, struct kf_cli_result *r)
+{
+	char kernel[PATH_MAX];
+	snprintf(kernel, sizeof kernel, "%s/tests/kernels/judge/%s.c", kf_home(), name);
+	submit_file(kernel, extra, r);
 }
 
 #define PAIRED_RUNS 3
@@ -70,13 +79,19 @@ static double speedup_of(const struct kf_cli_result *r)
 	return v;
 }
 
-/* A time forged 3x smaller through the runner's own write() must not show: against the same
- * computation done honestly in the same database, the recorded speedups stay within noise. */
+/* A time forged 3x smaller through the runner's own write() must not show: the bundled example and
+ * the same example behind the forging prelude, in one database, get speedups within noise. */
 Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 {
+	char forger[PATH_MAX + 16];
+	snprintf(forger, sizeof forger, "%s/forger.c", tmpdir);
+	kf_err err;
+	cr_assert_eq(kf_cli_join_kernel(FORGING_PRELUDE, HONEST_TWIN, forger, &err), KF_OK, "%s", err.msg);
+	char honest_path[PATH_MAX];
+	snprintf(honest_path, sizeof honest_path, "%s/%s", kf_home(), HONEST_TWIN);
 	struct kf_cli_result honest, forged;
-	submit("adds_honestly", NULL, &honest);
-	submit("hooks_the_runners_write", NULL, &forged);
+	submit_file(honest_path, NULL, &honest);
+	submit_file(forger, NULL, &forged);
 	const char *v = kf_cli_json_str(forged.json, "verdict");
 	cr_assert(v, "no verdict: %s", forged.err);
 	if (strcmp(v, "ok") == 0) {

@@ -254,6 +254,37 @@ bool kf_cli_json_num(const cJSON *obj, const char *key, double *out)
 	return true;
 }
 
+int kf_cli_join_kernel(const char *prelude, const char *body, const char *out, kf_err *err)
+{
+	const char *parts[] = { prelude, body };
+	char *text[2] = { NULL, NULL }, *joined = NULL;
+	size_t len[2] = { 0, 0 };
+	int rc = KF_OK;
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX];
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", kf_home(), parts[i]) >= sizeof path) {
+			rc = kf_errf(err, KF_EINPUT, "path too long: %s", parts[i]);
+			goto out;
+		}
+		if ((rc = kf_read_file(path, KF_CLI_OUTPUT_MAX, &text[i], &len[i], err)) != KF_OK)
+			goto out;
+	}
+	joined = malloc(len[0] + 1 + len[1]);
+	if (!joined) {
+		rc = kf_errf(err, KF_EINTERNAL, "out of memory joining %s and %s", prelude, body);
+		goto out;
+	}
+	memcpy(joined, text[0], len[0]);
+	joined[len[0]] = '\n';
+	memcpy(joined + len[0] + 1, text[1], len[1]);
+	rc = kf_write_file(out, joined, len[0] + 1 + len[1], err);
+out:
+	free(joined);
+	free(text[0]);
+	free(text[1]);
+	return rc;
+}
+
 int kf_cli_tmpdir(char out[PATH_MAX], kf_err *err)
 {
 	return kf_mkdtemp("/tmp", "kforge-test-", out, PATH_MAX, err);

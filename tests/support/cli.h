@@ -48,6 +48,10 @@ bool kf_cli_is_one_error_line(const struct kf_cli_result *res);
 const char *kf_cli_json_str(const cJSON *obj, const char *key);
 bool kf_cli_json_num(const cJSON *obj, const char *key, double *out);
 
+/* Writes the file prelude (relative to kforge's home) followed by body (relative too) to out: an
+ * attack prelude put in front of an honest kernel, so attacker and control share one computation. */
+int kf_cli_join_kernel(const char *prelude, const char *body, const char *out, kf_err *err);
+
 /* A fresh private directory for one test ("/tmp/kforge-test-XXXXXX"); remove it with kf_rm_rf. */
 int kf_cli_tmpdir(char out[PATH_MAX], kf_err *err);
 

@@ -25,7 +25,29 @@ kf() { LD_LIBRARY_PATH=$libs "$@"; }
 export KFORGE_HOME=$PWD KFORGE_CACHE=/tmp/kforge-cache KFORGE_DB=$out/kforge.db
 table=$out/table.txt
 : > "$table"
-row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
+row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table"; }
+# The device tool ends a call at 600 s and then brings back only a few files: every part runs in its
+# own process group under a limit, all of them inside KF_GPU_BUDGET_S (default 560 s) from the start,
+# so the archive and the table are always written. A part cut short prints "exit 124".
+start_s=$(date +%s)
+budget_s=${KF_GPU_BUDGET_S:-560}
+part() { # limit_s command...: runs command in its own session; exit 124 when killed at its limit
+	local lim=$1 left=$(( budget_s - ($(date +%s) - start_s) - 10 ))
+	shift
+	[ "$left" -lt "$lim" ] && lim=$left
+	[ "$lim" -le 0 ] && return 124
+	setsid "$@" &
+	local pid=$! t=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$t" -ge "$lim" ]; then
+			kill -TERM -- "-$pid" 2>/dev/null; sleep 2; kill -KILL -- "-$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 124
+		fi
+		sleep 1; t=$((t + 1))
+	done
+	wait "$pid"
+}
 
 cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
 for a in "$@"; do
@@ -42,9 +64,9 @@ for a in "$@"; do
 done
 
 if [ $cold = 1 ]; then
-	KF_LIBS=$libs OUT=$out bash bench/cold_stability.sh 5 > "$out/cold.log" 2>&1
+	KF_LIBS=$libs OUT=$out part 240 bash bench/cold_stability.sh 5 > "$out/cold.log" 2>&1
 	row "cold-machine stability (bench/cold_stability.sh)" "exit $?" "" ""
-	grep -E ' (candidate|reference|vendor) | verdicts ' "$out/cold.log" | tee -a "$table" >/dev/null
+	grep -E " (candidate|reference|vendor) | verdicts " "$out/cold.log" | tee -a "$table"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
@@ -54,30 +76,30 @@ cat "$out/gpu.txt"
 if [ $quick = 0 ]; then
 	for check in refcheck suitecheck fusioncheck; do
 		[ -d .gpu/$check ] || continue
-		bash bench/cuda_$check.sh --run-only > "$out/$check.log" 2>&1
+		part 120 bash bench/cuda_$check.sh --run-only > "$out/$check.log" 2>&1
 		row "CUDA references (bench/cuda_$check.sh)" "exit $?" "" "$(grep -c PASS "$out/$check.log") PASS rows, $(grep -c FAIL "$out/$check.log") FAIL rows"
 	done
 fi
 
 if [ $cost = 1 ]; then
-	kf build/eval_cost --backend cuda 5 > "$out/eval_cost.log" 2>&1
+	LD_LIBRARY_PATH=$libs part 150 build/eval_cost --backend cuda 5 > "$out/eval_cost.log" 2>&1
 	row "per-candidate overhead (eval_cost)" "exit $?" "" ""
 	grep -E '^[a-z_0-9]+$|per-candidate|first evaluation' "$out/eval_cost.log" | tee -a "$table"
 fi
 if [ $fidelity = 1 ]; then
-	KF_LIBS=$libs OUT=$out bash bench/fidelity.sh 5 > "$out/fidelity.log" 2>&1
+	KF_LIBS=$libs OUT=$out part 180 bash bench/fidelity.sh 5 > "$out/fidelity.log" 2>&1
 	row "timing fidelity (bench/fidelity.sh)" "exit $?" "" ""
 	tail -6 "$out/fidelity.log" | tee -a "$table"
 fi
 
 if [ $ref_fidelity = 1 ]; then
-	KF_LIBS=$libs OUT=$out bash bench/ref_fidelity.sh > "$out/ref_fidelity.log" 2>&1
+	KF_LIBS=$libs OUT=$out part 550 bash bench/ref_fidelity.sh > "$out/ref_fidelity.log" 2>&1
 	row "reference fidelity (bench/ref_fidelity.sh)" "exit $?" "" "$(tail -1 "$out/ref_fidelity.log")"
-	grep -E 'FAIL' "$out/ref_fidelity.log" | head -20 | tee -a "$table" >/dev/null
+	grep -vE "^(kforge|  )" "$out/ref_fidelity.log" | tail -45 | tee -a "$table" >/dev/null
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
-	kf build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
+	LD_LIBRARY_PATH=$libs part 540 build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
 	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
 	grep -E -A2 '^\[----\].*Assertion Failed' "$out/test-gpu.log" | head -40 | tee -a "$table"
 	grep -E '^\[(FAIL|SKIP)\]' "$out/test-gpu.log" | head -20 | tee -a "$table"

@@ -20,4 +20,4 @@ if [ -z "$(find_tool ref_time)" ]; then
 fi
 ref_so=$(find_tool ref_so) ref_time=$(find_tool ref_time)
 [ -n "$ref_so" ] || { echo "ref_fidelity: no ref_so (make bench)" >&2; exit 3; }
-python3 bench/ref_fidelity.py "$out" "$bin/kforge" "$ref_so" "$ref_time" "$@"
+python3 -u bench/ref_fidelity.py "$out" "$bin/kforge" "$ref_so" "$ref_time" "$@"

@@ -468,15 +468,13 @@ static int judge_inline(struct run *r, struct cand *c, kf_err *err)
 	return store_verdict(r, c, result, jerr.msg, err);
 }
 
-/* Hands unjudged candidates to idle workers, oldest first. */
+/* Hands every unjudged candidate to the workers' queue, oldest first: compile processes take them
+ * ahead of the judges (agent/worker.h). */
 static int dispatch(struct run *r, kf_err *err)
 {
 	struct cand *c;
 	while ((c = next_to_judge(r))) {
 		const struct kf_task *t = r->tasks[c->task].t;
-		int w = kf_worker_pool_idle(r->pool, t->name);
-		if (w < 0)
-			break;
 		char *source = NULL;
 		size_t len = 0;
 		int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
@@ -487,7 +485,7 @@ static int dispatch(struct run *r, kf_err *err)
 					     .call_timeout_s = r->cfg.call_timeout_s,
 					     .timing_budget_s = r->cfg.timing_budget_s,
 					     .deadline_s = r->cfg.deadline_s };
-		rc = kf_worker_pool_send(r->pool, w, &job, err);
+		rc = kf_worker_pool_submit(r->pool, &job, err);
 		free(source);
 		if (rc != KF_OK)
 			return rc;
@@ -537,7 +535,7 @@ static int wait_step(struct run *r, int timeout_ms, kf_err *err)
 	for (int i = 0; i < n; i++)
 		if (fds[i].ready && kf_worker_pool_read(r->pool, workers[i], on_worker_reply, r, err) != KF_OK)
 			return err->code;
-	if (r->pool && next_to_judge(r) && !kf_worker_pool_alive(r->pool))
+	if (r->pool && (next_to_judge(r) || judging_any(r)) && !kf_worker_pool_alive(r->pool))
 		return kf_errf(err, KF_EINTERNAL, "every judge worker has died (%d started)", kf_worker_pool_size(r->pool));
 	return KF_OK;
 }
@@ -1065,7 +1063,8 @@ static int start_workers(struct run *r, kf_err *err)
 		tasks[i] = r->tasks[i].t;
 	struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
 				      .tasks = tasks, .n_tasks = r->n_tasks,
-				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks };
+				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks,
+				      .compile_jobs = r->cfg.compile_jobs };
 	char exe[PATH_MAX], gpus[16];
 	const char *argv[SLURM_ARGV_MAX];
 	int rc = KF_OK;

@@ -60,6 +60,8 @@ struct kf_worker_pool {
 	struct worker *w;      /* judges first, then compile processes */
 	int n;
 	int n_judges;
+	int archs[KF_WORKER_MAX]; /* what the judges' devices build for, each once (kf_area_arch) */
+	int n_archs;
 	struct job *q;         /* by id, oldest first */
 	int n_q, cap_q;
 	/* How a busy worker is ended: a forked one is killed; a command (srun) gets SIGTERM, which it
@@ -289,18 +291,9 @@ static cJSON *compile_request(const cJSON *req, enum kf_backend backend, const i
 	return reply;
 }
 
-int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, const int *devices, int n,
+int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, const int *archs, int n_archs,
 			     struct kf_task *const *tasks, int n_tasks, kf_err *err)
 {
-	/* Each judge builds for its own device's architecture: one compile for each distinct one. */
-	int *archs = kf_xcalloc((size_t)n + 1, sizeof *archs), n_archs = 0;
-	for (int i = 0; i < n; i++) {
-		int a = kf_area_arch(backend, devices[i]), k = 0;
-		while (k < n_archs && archs[k] != a)
-			k++;
-		if (k == n_archs)
-			archs[n_archs++] = a;
-	}
 	struct kf_task *loaded = NULL;
 	int rc = KF_OK;
 	for (cJSON *req = NULL; rc == KF_OK;) {
@@ -317,7 +310,6 @@ int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, con
 		cJSON_Delete(req);
 	}
 	kf_task_free(loaded);
-	free(archs);
 	return rc;
 }
 
@@ -364,7 +356,7 @@ static void become_compiler(struct kf_worker_pool *p, int self, int req_rd, int 
 	signal(SIGTERM, SIG_DFL);
 	setpriority(PRIO_PROCESS, 0, COMPILE_NICE);
 	kf_err err = { 0 };
-	int rc = kf_worker_serve_compiles(req_rd, rep_wr, s->backend, s->devices, s->n, s->tasks, s->n_tasks, &err);
+	int rc = kf_worker_serve_compiles(req_rd, rep_wr, s->backend, p->archs, p->n_archs, s->tasks, s->n_tasks, &err);
 	if (rc != KF_OK)
 		fprintf(stderr, "kforge: %s\n", err.msg);
 	_exit(rc == KF_OK ? 0 : 3);
@@ -419,6 +411,56 @@ static int start_one(struct kf_worker_pool *p, int i, pid_t parent, const struct
 	return KF_OK;
 }
 
+/* The architectures the judges' devices build for, each once. Asked in a child that exits: this
+ * process forks workers after, and a process that has started CUDA cannot give it to a child;
+ * nor should each compile process start CUDA of its own just to ask. */
+static int device_archs(const struct kf_worker_setup *s, struct kf_worker_pool *p, kf_err *err)
+{
+	int found[KF_WORKER_MAX] = { 0 };
+	if (s->backend == KF_BACKEND_CPU) {
+		p->archs[0] = 0;
+		p->n_archs = 1;
+		return KF_OK;
+	}
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return kf_errno(err, KF_EINTERNAL, "compile processes: pipe");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		for (int i = 0; i < s->n; i++)
+			found[i] = kf_area_arch(s->backend, s->devices[i]);
+		_exit(write_all(fds[1], (const char *)found, (size_t)s->n * sizeof *found) == 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return kf_errno(err, KF_EINTERNAL, "compile processes: fork");
+	}
+	size_t want = (size_t)s->n * sizeof *found, got = 0;
+	while (got < want) {
+		ssize_t k = read(fds[0], (char *)found + got, want - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	/* Unknown (0) builds for the default target, as the judge then does too. */
+	for (int i = 0; i < s->n; i++) {
+		int a = got == want ? found[i] : 0, k = 0;
+		while (k < p->n_archs && p->archs[k] != a)
+			k++;
+		if (k == p->n_archs)
+			p->archs[p->n_archs++] = a;
+	}
+	return KF_OK;
+}
+
 int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool **out, kf_err *err)
 {
 	*out = NULL;
@@ -438,7 +480,7 @@ int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool 
 	for (int i = 0; i < s->n + compilers; i++)
 		p->w[i] = (struct worker){ .to = -1, .from = -1 };
 	pid_t parent = getpid();
-	int rc = KF_OK;
+	int rc = compilers ? device_archs(s, p, err) : KF_OK;
 	for (int i = 0; i < s->n + compilers && rc == KF_OK; i++)
 		rc = start_one(p, i, parent, s, err);
 	if (rc != KF_OK) {

@@ -106,9 +106,9 @@ void kf_worker_pool_compiled(const struct kf_worker_pool *p, int *jobs, double *
  * Returns KF_OK at end of input. */
 int kf_worker_serve(int in_fd, int out_fd, enum kf_backend backend, int device, struct kf_task *const *tasks,
 		    int n_tasks, const char *db_path, const struct kf_peaks *peaks, kf_err *err);
-/* A compile process's side: compiles each request for every distinct architecture of devices[0..n)
- * until end of input. */
-int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, const int *devices, int n,
+/* A compile process's side: compiles each request for every architecture in archs[0..n_archs)
+ * (kf_area_arch of the judges' devices) until end of input. */
+int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, const int *archs, int n_archs,
 			     struct kf_task *const *tasks, int n_tasks, kf_err *err);
 
 #endif

@@ -318,6 +318,32 @@ Test(agent_pipeline, compiles_ahead_of_a_slow_judge_so_it_finds_every_later_cand
 	free(b);
 }
 
+Test(agent_pipeline, judges_compile_for_themselves_rather_than_wait_for_a_busy_compile_pool)
+{
+	/* Nine new sources at once, one compile process, two judges: waiting for the pool would leave
+	 * both judges idle behind one compile at a time. */
+	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_LAZY, KF_LLM_NO_CODE };
+	struct kf_llm_server_config sc = { .script = script, .script_len = 4, .salt = tmpdir };
+	serve(&sc);
+	const char *args[] = { "run", "--task", "vector_add", "--task", "softmax_rows", "--task", "relu_bf16", "--model",
+			       "scripted", "--samples", "4", "--rounds", "1", "--concurrency", "12", "--workers", "2",
+			       "--compile-jobs", "1", "--seeds", "1", "--timing-budget", "0.2", "--verify", "off",
+			       "--base-url", kf_llm_server_url(srv), "--db", db, "--json", NULL };
+	struct kf_cli_result r;
+	run(args, &r);
+	sqlite3 *h = kf_test_db_open(db);
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations"), 9, "stderr: " EXCERPT, r.err);
+	char *seen = rows(h, "SELECT candidate_id || ' worker ' || json_extract(details, '$.judge_worker') || ' cached '"
+			     " || compile_cached FROM evaluations ORDER BY id");
+	cr_expect_geq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE compile_cached = 0"), 2,
+		      "the judges waited for the compile process:\n%s", seen);
+	cr_expect_geq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE compile_cached = 1"), 1,
+		      "the compile process compiled nothing ahead:\n%s", seen);
+	free(seen);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+}
+
 static const char *const load_tasks[] = { "vector_add", "relu_bf16", "silu_bf16", "sum_rows", "max_rows", "softmax_rows",
 					  "transpose_f32", "argmax_rows" };
 

@@ -8,8 +8,9 @@
  * and the reported kernel are the top trusted correct candidates.
  *
  * One loop, no threads: plan rounds, send requests up to the concurrency, hand unjudged candidates
- * to idle judge workers (agent/worker.h: processes, one per GPU or --workers on the CPU), then wait
- * in kf_http_step_fds for whichever comes first: a reply, a retry falling due, or a verdict. So
+ * to the judge workers' queue (agent/worker.h: processes, one per GPU or --workers on the CPU, with
+ * compile processes ahead of them), then wait in kf_http_step_fds for whichever comes first: a
+ * reply, a retry falling due, a verdict or a finished compile. So
  * the HTTP side reads, retries and times out stalls while candidates are judged, and a reply is
  * stored the moment it has arrived. A judge supplied by the caller (tests) runs in this process
  * instead, one candidate between polls, after pushing every request in flight onto the wire. */

@@ -81,6 +81,7 @@ struct kf_agent_config {
 	bool slurm;             /* --dispatch slurm: each worker is an srun job step */
 	const char *partition;  /* NULL: Slurm's default */
 	int gpus_per_worker;    /* Slurm, cuda backend */
+	int compile_jobs;       /* compile processes ahead of the judges (--compile-jobs; 0 with Slurm) */
 	bool replay;            /* a replay: every reply is stored with the run, nothing is asked */
 	int judge_seeds;
 	double call_timeout_s, timing_budget_s;

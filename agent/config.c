@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "common/clock.h"
@@ -71,6 +72,8 @@ static const struct kf_agent_option options[] = {
 	{ "partition", "partition", KF_OPT_STRING, 0, 0, NULL, false, "--dispatch slurm: the partition to run workers in" },
 	{ "gpus-per-worker", "gpus_per_worker", KF_OPT_INT, 1, 64, NULL, false,
 	  "--dispatch slurm on the cuda backend: GPUs per worker job (default 1)" },
+	{ "compile-jobs", "compile_jobs", KF_OPT_INT, 0, KF_WORKER_MAX, NULL, false,
+	  "candidates compiled in parallel ahead of the judges (default: this machine's cores; 0: each judge compiles its own)" },
 	{ "seeds", "seeds", KF_OPT_INT, 1, 100, NULL, false, "correctness seeds per candidate (default 3)" },
 	{ "call-timeout", "call_timeout", KF_OPT_NUMBER, 0.01, 3600, NULL, false,
 	  "wall-clock limit of one kf_launch call in seconds (default 10)" },
@@ -335,8 +338,10 @@ static int read_gpus(const char *gpus, struct kf_agent_config *out, kf_err *err)
 static int read_workers(const cJSON *c, struct kf_agent_config *out, kf_err *err)
 {
 	const char *gpus = get_str(c, "gpus"), *dispatch = get_str(c, "dispatch");
-	int workers = (int)get_num(c, "workers", 0);
+	int workers = (int)get_num(c, "workers", 0), compile_jobs = (int)get_num(c, "compile_jobs", -1);
 	out->slurm = dispatch && !strcmp(dispatch, "slurm");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	out->compile_jobs = compile_jobs >= 0 ? compile_jobs : cores > 0 ? (int)cores : 1;
 	out->partition = get_str(c, "partition");
 	out->gpus_per_worker = (int)get_num(c, "gpus_per_worker", 0);
 	if (!out->slurm && (out->partition || out->gpus_per_worker))
@@ -345,6 +350,10 @@ static int read_workers(const cJSON *c, struct kf_agent_config *out, kf_err *err
 		/* Each worker is a job step that sees its own GPUs from ordinal 0. */
 		if (gpus)
 			return kf_errf(err, KF_EINPUT, "--dispatch slurm takes --workers N (and --gpus-per-worker), not --gpus");
+		/* A worker on another node compiles for itself: this machine's compile cache is not its. */
+		if (compile_jobs > 0)
+			return kf_errf(err, KF_EINPUT, "--compile-jobs is for judges on this machine; Slurm workers compile on their nodes");
+		out->compile_jobs = 0;
 		if (out->gpus_per_worker && out->backend != KF_BACKEND_CUDA)
 			return kf_errf(err, KF_EINPUT, "--gpus-per-worker is for --backend cuda");
 		if (out->backend == KF_BACKEND_CUDA && !out->gpus_per_worker)

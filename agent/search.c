@@ -8,8 +8,9 @@
  * and the reported kernel are the top trusted correct candidates.
  *
  * One loop, no threads: plan rounds, send requests up to the concurrency, hand unjudged candidates
- * to idle judge workers (agent/worker.h: processes, one per GPU or --workers on the CPU), then wait
- * in kf_http_step_fds for whichever comes first: a reply, a retry falling due, or a verdict. So
+ * to the judge workers' queue (agent/worker.h: processes, one per GPU or --workers on the CPU, with
+ * compile processes ahead of them), then wait in kf_http_step_fds for whichever comes first: a
+ * reply, a retry falling due, a verdict or a finished compile. So
  * the HTTP side reads, retries and times out stalls while candidates are judged, and a reply is
  * stored the moment it has arrived. A judge supplied by the caller (tests) runs in this process
  * instead, one candidate between polls, after pushing every request in flight onto the wire. */
@@ -468,15 +469,13 @@ static int judge_inline(struct run *r, struct cand *c, kf_err *err)
 	return store_verdict(r, c, result, jerr.msg, err);
 }
 
-/* Hands unjudged candidates to idle workers, oldest first. */
+/* Hands every unjudged candidate to the workers' queue, oldest first: compile processes take them
+ * ahead of the judges (agent/worker.h). */
 static int dispatch(struct run *r, kf_err *err)
 {
 	struct cand *c;
 	while ((c = next_to_judge(r))) {
 		const struct kf_task *t = r->tasks[c->task].t;
-		int w = kf_worker_pool_idle(r->pool, t->name);
-		if (w < 0)
-			break;
 		char *source = NULL;
 		size_t len = 0;
 		int rc = kf_record_candidate_source(r->s, c->id, &source, &len, err);
@@ -487,7 +486,7 @@ static int dispatch(struct run *r, kf_err *err)
 					     .call_timeout_s = r->cfg.call_timeout_s,
 					     .timing_budget_s = r->cfg.timing_budget_s,
 					     .deadline_s = r->cfg.deadline_s };
-		rc = kf_worker_pool_send(r->pool, w, &job, err);
+		rc = kf_worker_pool_submit(r->pool, &job, err);
 		free(source);
 		if (rc != KF_OK)
 			return rc;
@@ -537,7 +536,7 @@ static int wait_step(struct run *r, int timeout_ms, kf_err *err)
 	for (int i = 0; i < n; i++)
 		if (fds[i].ready && kf_worker_pool_read(r->pool, workers[i], on_worker_reply, r, err) != KF_OK)
 			return err->code;
-	if (r->pool && next_to_judge(r) && !kf_worker_pool_alive(r->pool))
+	if (r->pool && (next_to_judge(r) || judging_any(r)) && !kf_worker_pool_alive(r->pool))
 		return kf_errf(err, KF_EINTERNAL, "every judge worker has died (%d started)", kf_worker_pool_size(r->pool));
 	return KF_OK;
 }
@@ -1065,7 +1064,8 @@ static int start_workers(struct run *r, kf_err *err)
 		tasks[i] = r->tasks[i].t;
 	struct kf_worker_setup ws = { .backend = r->cfg.backend, .devices = r->cfg.devices, .n = r->cfg.n_workers,
 				      .tasks = tasks, .n_tasks = r->n_tasks,
-				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks };
+				      .db_path = sqlite3_db_filename(kf_store_db(r->s), "main"), .peaks = r->a->peaks,
+				      .compile_jobs = r->cfg.compile_jobs };
 	char exe[PATH_MAX], gpus[16];
 	const char *argv[SLURM_ARGV_MAX];
 	int rc = KF_OK;

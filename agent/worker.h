@@ -9,7 +9,15 @@
  * A worker judges with kf_judge_evaluate and keeps a judge session between evaluations (so a
  * task's trusted kernels stay loaded); it reads the machine's history from its own connection to
  * the database and never writes the run's records: the orchestrator alone stores requests,
- * candidates and evaluations. A worker whose orchestrator dies is killed with it. */
+ * candidates and evaluations. A worker whose orchestrator dies is killed with it.
+ * Compile processes (--compile-jobs, forked workers only) work ahead of the judges: every job
+ * handed to the pool is queued, compiled by the next free compile process into the compile cache
+ * (agent/compile_ahead.h), and given to the next free judge, which then finds its compile done.
+ * A judge takes the oldest compiled job; when none is compiled and no compile process is free it
+ * takes the oldest job not yet compiling and compiles it itself, so it never sits idle while a
+ * compile it could have had waits for a slot. It waits only for a compile already running.
+ *   compile request: {"id": N, "task": "name", "source": "..."}
+ *   compile reply:   {"id": N, "compiled": b, "cached": b, "ms": x}  or  {"id": N, "error": "..."} */
 #ifndef KF_WORKER_H
 #define KF_WORKER_H
 
@@ -23,7 +31,7 @@
 #include "eval/judge/sol.h"
 #include "eval/tasks/task.h"
 
-#define KF_WORKER_MAX 256
+#define KF_WORKER_MAX 256 /* judges and compile processes together */
 
 struct kf_worker_setup {
 	enum kf_backend backend;
@@ -37,6 +45,9 @@ struct kf_worker_setup {
 	 * NULL-terminated) with the request pipe as its stdin and the reply pipe as its stdout, e.g.
 	 * `srun ... kforge run --serve-worker ...` on a cluster; the fields above are then its own. */
 	const char *const *command;
+	/* Compile processes ahead of the judges; 0: each judge compiles its own. Forked workers only
+	 * (a command's worker may not share this machine's compile cache); at most KF_WORKER_MAX - n. */
+	int compile_jobs;
 };
 
 struct kf_worker_job {
@@ -70,23 +81,34 @@ int kf_worker_pool_start(const struct kf_worker_setup *s, struct kf_worker_pool 
 /* Ends every worker: an idle one finishes cleanly on end of input, a busy one is killed. */
 void kf_worker_pool_stop(struct kf_worker_pool *p);
 
+/* Judges (compile processes are not counted). */
 int kf_worker_pool_size(const struct kf_worker_pool *p);
 int kf_worker_pool_alive(const struct kf_worker_pool *p);
 int kf_worker_pool_busy(const struct kf_worker_pool *p);
-/* An idle worker, preferring one that judged `task` last (its session is ready); -1 when none. */
-int kf_worker_pool_idle(const struct kf_worker_pool *p, const char *task);
-/* Sends a job to idle worker w. A worker found dead is reported through the next read, not here. */
-int kf_worker_pool_send(struct kf_worker_pool *p, int w, const struct kf_worker_job *job, kf_err *err);
-/* The descriptors to watch (every live worker's reply pipe), for kf_http_step_fds; returns how many. */
+/* Queues a job (task and source are copied); it goes to a compile process and a judge as they
+ * come free, oldest job (lowest id) first, a judge preferring the task it judged last (its session
+ * is ready). Its reply, or the news that its judge died, comes through kf_worker_pool_read. */
+int kf_worker_pool_submit(struct kf_worker_pool *p, const struct kf_worker_job *job, kf_err *err);
+/* Jobs queued and not yet with a judge. */
+int kf_worker_pool_queued(const struct kf_worker_pool *p);
+/* The descriptors to watch (every live judge's and compile process's reply pipe), for
+ * kf_http_step_fds; returns how many. */
 int kf_worker_pool_fds(const struct kf_worker_pool *p, struct kf_http_fd *fds, int *workers, int max);
-/* Reads what worker w has sent without blocking and hands each complete reply (or its death) to fn. */
+/* Reads what process w (an index from kf_worker_pool_fds) has sent without blocking, hands each
+ * complete judge reply (or a judge's death) to fn, and passes queued jobs on to whoever came free. */
 int kf_worker_pool_read(struct kf_worker_pool *p, int w, kf_worker_reply_fn fn, void *ctx, kf_err *err);
-/* Seconds each worker has spent judging so far (busy time), into busy_s[0..size). */
+/* Seconds each judge has spent judging so far (busy time), into busy_s[0..size). */
 void kf_worker_pool_busy_time(const struct kf_worker_pool *p, double *busy_s);
+/* What the compile processes did: jobs compiled ahead, and their seconds of compiling in all. */
+void kf_worker_pool_compiled(const struct kf_worker_pool *p, int *jobs, double *busy_s);
 
 /* The worker's side: reads requests from in_fd and writes replies to out_fd until end of input.
  * Returns KF_OK at end of input. */
 int kf_worker_serve(int in_fd, int out_fd, enum kf_backend backend, int device, struct kf_task *const *tasks,
 		    int n_tasks, const char *db_path, const struct kf_peaks *peaks, kf_err *err);
+/* A compile process's side: compiles each request for every architecture in archs[0..n_archs)
+ * (kf_area_arch of the judges' devices) until end of input. */
+int kf_worker_serve_compiles(int in_fd, int out_fd, enum kf_backend backend, const int *archs, int n_archs,
+			     struct kf_task *const *tasks, int n_tasks, kf_err *err);
 
 #endif

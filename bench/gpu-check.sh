@@ -3,7 +3,7 @@
 # binary (every CUDA example and hostile kernel through `kforge submit --backend cuda`), then a
 # short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
 # tool with carry [".gpu"]:
-#   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--no-tests]
+#   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--throughput] [--no-tests]
 #   --cold          first, before anything else touches the GPU: bench/cold_stability.sh (starter examples,
 #                   5 submissions each into new databases, spread of the medians)
 #   --quick       skip the reference-kernel benchmarks
@@ -12,6 +12,8 @@
 #   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
 #                 (bench/ref_fidelity.sh)
+#   --throughput  kforge run's throughput (build/bench/throughput --backend cuda --gpus N, N the visible
+#                 GPUs, at most 2; about 3 minutes): serial, 1 GPU and N GPUs, the leaderboards compared
 #   --no-tests    skip make test-gpu's binary
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
@@ -49,7 +51,7 @@ part() { # limit_s command...: runs command in its own session; exit 124 when ki
 	wait "$pid"
 }
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -58,6 +60,7 @@ for a in "$@"; do
 	--submit-all) submit_all=1 ;;
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
+	--throughput) throughput=1 ;;
 	--no-tests) tests=0 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
@@ -96,6 +99,15 @@ if [ $ref_fidelity = 1 ]; then
 	KF_LIBS=$libs OUT=$out part 550 bash bench/ref_fidelity.sh > "$out/ref_fidelity.log" 2>&1
 	row "reference fidelity (bench/ref_fidelity.sh)" "exit $?" "" "$(tail -1 "$out/ref_fidelity.log")"
 	grep -vE "^(kforge|  )" "$out/ref_fidelity.log" | tail -45 | tee -a "$table" >/dev/null
+fi
+
+if [ $throughput = 1 ]; then
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	[ "$ngpu" -gt 2 ] && ngpu=2
+	kf build/throughput --backend cuda --gpus "$ngpu" > "$out/throughput.log" 2>&1
+	row "kforge run throughput (bench/throughput)" "exit $?" "$ngpu GPU(s)" "$(tail -1 "$out/throughput.log")"
+	grep -E 'candidates per minute|judging share|compiled ahead|reply to verdict|against|leaderboard' \
+		"$out/throughput.log" | tee -a "$table" >/dev/null
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then

@@ -373,7 +373,8 @@ static int replay_config(const struct run_cli *c, struct kf_replay *rp, cJSON **
 		return rc;
 	*cfg = cJSON_Duplicate(rp->config, true);
 	/* The recorded run's own judge and worker settings give way to this machine's. */
-	static const char *const local[] = { "gpus", "workers", "dispatch", "partition", "gpus_per_worker" };
+	static const char *const local[] = { "gpus", "workers", "dispatch", "partition", "gpus_per_worker",
+					     "compile_jobs" };
 	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
 		cJSON_DeleteItemFromObjectCaseSensitive(*cfg, local[i]);
 	cJSON_DeleteItemFromObjectCaseSensitive(*cfg, "replay");

@@ -1,8 +1,10 @@
 /* `kforge run`'s pipeline, through the real CLI, the real judge and the scripted loopback server:
  * the request loop never waits for a judge (a stalled request is abandoned on time while a slow
- * candidate is being judged; a reply that has arrived is in the database even if kforge is then
- * killed with SIGKILL, and is not asked for again on --resume); several CPU judge workers reach the
- * same verdicts as one; and --replay judges a run's stored replies again, without a model. */
+ * candidate is being judged, and with 64 requests in flight while judges and compiles are busy; a
+ * reply that has arrived is in the database even if kforge is then killed with SIGKILL, and is not
+ * asked for again on --resume); compiles run in a pool ahead of the judge, so a slow judge finds
+ * the candidates after it compiled; several CPU judge workers reach the same verdicts as one; and
+ * --replay judges a run's stored replies again, without a model. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +33,14 @@
 #define SLOW_CALL_TIMEOUT "8" /* seconds the slow candidate keeps its judge busy, at least */
 #define GRACE_NS 3000000000LL /* after the server sent its last reply: time to read and store it on a busy machine */
 #define EXAMPLE_MAX (1u << 20)
+#define AHEAD_LATENCY_S 0.5   /* between replies: the compile pool keeps up, the slow judge does not */
+#define LOAD_TASKS 8
+#define LOAD_SAMPLES 8        /* LOAD_TASKS x LOAD_SAMPLES requests, all in flight at once */
+#define LOAD_LATENCY_S 2.0
+#define LOAD_STALL_TIMEOUT "5"  /* past the first replies: the judge is busy by then */
+#define LOAD_STALLED 5        /* the server's 6th request stalls */
+#define SEND_SPREAD_S 1.0     /* every first attempt goes out within this of the first */
+#define REQUEST_SLACK_S 1.0   /* the unstalled replies all arrive within the latency and this */
 
 static char tmpdir[PATH_MAX], db[PATH_MAX], examples[PATH_MAX];
 static struct kf_llm_server *srv;
@@ -215,6 +225,177 @@ static char *verdicts(const char *path)
 			  " JOIN evaluations e ON e.candidate_id = c.id ORDER BY 1");
 	sqlite3_close(h);
 	return v;
+}
+
+/* An examples folder where every kernel starts with a comment naming `salt`: sources no earlier
+ * run has compiled. vector_add is the slow kernel; the others are the repository's CPU examples. */
+static void write_salted_examples(const char *dir, const char *salt, const char *const *tasks, int n)
+{
+	kf_err err;
+	cr_assert_eq(kf_mkdir_p(dir, &err), KF_OK, "%s", err.msg);
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		char *text = NULL;
+		size_t len = 0;
+		if (strcmp(tasks[i], "vector_add")) {
+			snprintf(path, sizeof path, "%s/examples/cpu/%s.c", kf_home(), tasks[i]);
+			cr_assert_eq(kf_read_file(path, EXAMPLE_MAX, &text, &len, &err), KF_OK, "%s", err.msg);
+		}
+		kf_buf b = KF_BUF_INIT;
+		kf_buf_addf(&b, "/* %s */\n%s", salt, text ? text : slow_vector_add);
+		snprintf(path, sizeof path, "%s/%s.c", dir, tasks[i]);
+		cr_assert_eq(kf_write_file(path, b.data, b.len, &err), KF_OK, "%s", err.msg);
+		kf_buf_free(&b);
+		free(text);
+	}
+}
+
+/* Each candidate's task and verdict, in a stable order. */
+static char *task_verdicts(const char *path)
+{
+	sqlite3 *h = kf_test_db_open(path);
+	char *v = rows(h, "SELECT c.task || ' ' || e.verdict FROM candidates c JOIN evaluations e ON e.candidate_id = c.id"
+			  " ORDER BY 1");
+	sqlite3_close(h);
+	return v;
+}
+
+static const char *const ahead_tasks[] = { "vector_add", "softmax_rows", "relu_bf16", "sum_rows", "max_rows" };
+#define N_AHEAD ((int)(sizeof ahead_tasks / sizeof ahead_tasks[0]))
+
+/* One run of ahead_tasks, one sample each, requested one at a time, judged by one worker with
+ * `jobs` compile processes; the slow vector_add comes first. */
+static void run_ahead(const char *path, const char *jobs)
+{
+	char dir[PATH_MAX], salt[PATH_MAX + 16];
+	snprintf(dir, sizeof dir, "%s/examples-%s", tmpdir, jobs);
+	snprintf(salt, sizeof salt, "%s compile-jobs %s", tmpdir, jobs);
+	write_salted_examples(dir, salt, ahead_tasks, N_AHEAD);
+	struct kf_llm_server_config sc = { .examples_dir = dir, .latency_s = AHEAD_LATENCY_S };
+	serve(&sc);
+	const char *args[] = { "run", "--task", "vector_add", "--task", "softmax_rows", "--task", "relu_bf16", "--task",
+			       "sum_rows", "--task", "max_rows", "--model", "scripted", "--samples", "1", "--rounds", "1",
+			       "--concurrency", "1", "--workers", "1", "--compile-jobs", jobs, "--call-timeout",
+			       SLOW_CALL_TIMEOUT, "--seeds", "1", "--timing-budget", "0.2", "--verify", "off", "--base-url",
+			       kf_llm_server_url(srv), "--db", path, "--json", NULL };
+	struct kf_cli_result r;
+	run(args, &r);
+	sqlite3 *h = kf_test_db_open(path);
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations"), N_AHEAD, "stderr: " EXCERPT, r.err);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+	kf_llm_server_stop(srv);
+	srv = NULL;
+}
+
+Test(agent_pipeline, compiles_ahead_of_a_slow_judge_so_it_finds_every_later_candidate_compiled)
+{
+	char pooled[PATH_MAX], serial[PATH_MAX];
+	snprintf(pooled, sizeof pooled, "%s/pooled.db", tmpdir);
+	snprintf(serial, sizeof serial, "%s/serial.db", tmpdir);
+	run_ahead(pooled, "4");
+	sqlite3 *h = kf_test_db_open(pooled);
+	cr_expect_eq(kf_test_db_int(h, "SELECT c.task = 'vector_add' FROM evaluations e JOIN candidates c"
+			  " ON c.id = e.candidate_id ORDER BY e.id LIMIT 1"),
+		     1, "the slow candidate was not judged first");
+	/* While the judge spun on the slow kernel, the pool compiled every later candidate. */
+	char *seen = rows(h, "SELECT candidate_id || ' ' || verdict || ' cached ' || json_extract(details, '$.compile.cached')"
+			     " FROM evaluations ORDER BY id");
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE id > (SELECT MIN(id) FROM evaluations)"
+			  " AND json_extract(details, '$.compile.cached')"),
+		     N_AHEAD - 1, "%s", seen);
+	free(seen);
+	sqlite3_close(h);
+	/* The same run without the pool: the judge compiles each one itself, none found compiled. */
+	run_ahead(serial, "0");
+	h = kf_test_db_open(serial);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE json_extract(details, '$.compile.cached')"), 0,
+		     "the sources were compiled before the run: the check above proves nothing");
+	sqlite3_close(h);
+	char *a = task_verdicts(pooled), *b = task_verdicts(serial);
+	cr_expect_str_eq(a, b, "the pool changed a verdict");
+	free(a);
+	free(b);
+}
+
+Test(agent_pipeline, judges_compile_for_themselves_rather_than_wait_for_a_busy_compile_pool)
+{
+	/* Nine new sources at once, one compile process, two judges: waiting for the pool would leave
+	 * both judges idle behind one compile at a time. */
+	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_LAZY, KF_LLM_NO_CODE };
+	struct kf_llm_server_config sc = { .script = script, .script_len = 4, .salt = tmpdir };
+	serve(&sc);
+	const char *args[] = { "run", "--task", "vector_add", "--task", "softmax_rows", "--task", "relu_bf16", "--model",
+			       "scripted", "--samples", "4", "--rounds", "1", "--concurrency", "12", "--workers", "2",
+			       "--compile-jobs", "1", "--seeds", "1", "--timing-budget", "0.2", "--verify", "off",
+			       "--base-url", kf_llm_server_url(srv), "--db", db, "--json", NULL };
+	struct kf_cli_result r;
+	run(args, &r);
+	sqlite3 *h = kf_test_db_open(db);
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations"), 9, "stderr: " EXCERPT, r.err);
+	char *seen = rows(h, "SELECT candidate_id || ' worker ' || json_extract(details, '$.judge_worker') || ' cached '"
+			     " || compile_cached FROM evaluations ORDER BY id");
+	cr_expect_geq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE compile_cached = 0"), 2,
+		      "the judges waited for the compile process:\n%s", seen);
+	cr_expect_geq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations WHERE compile_cached = 1"), 1,
+		      "the compile process compiled nothing ahead:\n%s", seen);
+	free(seen);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+}
+
+static const char *const load_tasks[] = { "vector_add", "relu_bf16", "silu_bf16", "sum_rows", "max_rows", "softmax_rows",
+					  "transpose_f32", "argmax_rows" };
+
+Test(agent_pipeline, keeps_64_requests_in_flight_and_abandons_a_stall_on_time_while_judges_and_compiles_are_busy)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/load-examples", tmpdir);
+	write_salted_examples(dir, tmpdir, load_tasks, LOAD_TASKS);
+	enum kf_llm_fault faults[LOAD_STALLED + 1] = { 0 };
+	faults[LOAD_STALLED] = KF_LLM_FAULT_STALL;
+	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_LAZY, KF_LLM_BROKEN, KF_LLM_GOOD };
+	struct kf_llm_server_config sc = { .script = script, .script_len = 4, .faults = faults,
+					   .n_faults = LOAD_STALLED + 1, .examples_dir = dir,
+					   .latency_s = LOAD_LATENCY_S };
+	serve(&sc);
+	char samples[16], in_flight[16];
+	snprintf(samples, sizeof samples, "%d", LOAD_SAMPLES);
+	snprintf(in_flight, sizeof in_flight, "%d", LOAD_TASKS * LOAD_SAMPLES);
+	const char *args[] = { "run", "--task", load_tasks[0], "--task", load_tasks[1], "--task", load_tasks[2], "--task",
+			       load_tasks[3], "--task", load_tasks[4], "--task", load_tasks[5], "--task", load_tasks[6],
+			       "--task", load_tasks[7], "--model", "scripted", "--samples", samples, "--rounds", "1",
+			       "--concurrency", in_flight, "--stall-timeout", LOAD_STALL_TIMEOUT, "--workers", "1",
+			       "--compile-jobs", "2", "--call-timeout", SLOW_CALL_TIMEOUT, "--seeds", "1",
+			       "--timing-budget", "0.2", "--verify", "off", "--base-url", kf_llm_server_url(srv), "--db", db,
+			       "--json", NULL };
+	struct kf_cli_result r;
+	run(args, &r);
+	sqlite3 *h = kf_test_db_open(db);
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
+		     "exactly the stalled attempt failed; stderr: " EXCERPT, r.err);
+	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
+	cr_expect_leq(stalled_ms, (atof(LOAD_STALL_TIMEOUT) + STALL_SLACK_S) * 1000.0,
+		      "the stalled request was abandoned after %.0f ms", stalled_ms);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
+			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
+		     1, "no candidate was being judged while the request stalled");
+	/* No slot sat idle: every first attempt was sent at once, and every unstalled reply came back
+	 * within the server's latency (and some slack), with the judge busy from the first reply on. */
+	const char *start = "(julianday(finished_at) * 86400.0 - latency_ms / 1000.0)";
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT MAX(%s) - MIN(%s) FROM request_attempts WHERE attempt = 1", start, start);
+	double spread = qd(h, sql);
+	cr_expect_leq(spread, SEND_SPREAD_S, "the first attempts went out over %.2f s", spread);
+	snprintf(sql, sizeof sql,
+		 "SELECT MAX(julianday(finished_at) * 86400.0) - MIN(%s) FROM request_attempts WHERE attempt = 1"
+		 " AND error IS NULL", start);
+	double span = qd(h, sql);
+	cr_expect_leq(span, LOAD_LATENCY_S + REQUEST_SLACK_S, "the unstalled requests took %.2f s at %.0f s latency",
+		      span, LOAD_LATENCY_S);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status = 'done'"), LOAD_TASKS * LOAD_SAMPLES);
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
 }
 
 static const enum kf_scripted_reply mixed[] = { KF_LLM_GOOD, KF_LLM_BROKEN, KF_LLM_LAZY, KF_LLM_NO_CODE };

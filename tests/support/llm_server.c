@@ -86,6 +86,7 @@ struct kf_llm_server {
 	int n_conns;
 	int64_t deadline_ns;
 	unsigned long serial;
+	unsigned long salted; /* code blocks salted so far */
 };
 
 /* ---- the request ---- */
@@ -190,9 +191,12 @@ static void parse_body(const char *body, size_t len, struct request *rq)
 
 /* ---- replies ---- */
 
-static void code_block(const struct kf_llm_server *s, const char *code, bool close, kf_buf *out)
+static void code_block(struct kf_llm_server *s, const char *code, bool close, kf_buf *out)
 {
-	kf_buf_addf(out, "```%s\n%s", strcmp(s->backend, "cuda") ? "c" : "cuda", code);
+	kf_buf_addf(out, "```%s\n", strcmp(s->backend, "cuda") ? "c" : "cuda");
+	if (s->cfg.salt)
+		kf_buf_addf(out, "/* %s %lu */\n", s->cfg.salt, ++s->salted);
+	kf_buf_adds(out, code);
 	if (code[0] && code[strlen(code) - 1] != '\n')
 		kf_buf_adds(out, "\n");
 	if (close)
@@ -217,7 +221,7 @@ static char *example_source(const struct kf_llm_server *s, const char *task)
 }
 
 /* The assistant's text for a scripted reply; *kind may turn GOOD into LAZY (no example). */
-static void reply_text(const struct kf_llm_server *s, const struct request *rq, enum kf_scripted_reply *kind,
+static void reply_text(struct kf_llm_server *s, const struct request *rq, enum kf_scripted_reply *kind,
 		       const char **finish, kf_buf *out)
 {
 	char *good = NULL;

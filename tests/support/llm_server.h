@@ -60,6 +60,8 @@ struct kf_llm_server_config {
 	int tokens_in, tokens_out; /* usage reported per reply; 0: 1000 and 500 */
 	bool echo_auth;       /* fault bodies quote the credential header received, as careless servers do */
 	bool strict_utf8;     /* a request body that is not valid UTF-8 gets 400, as strict servers answer */
+	const char *salt;     /* NULL: none; else every code block starts with a comment holding it and a
+				 count, so each reply is a source no earlier reply or run had (as a model's are) */
 };
 
 struct kf_llm_server;

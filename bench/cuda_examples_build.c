@@ -1,10 +1,14 @@
 /* Build-only check of the CUDA example candidates (examples/cuda/<task>.cu), for a machine with nvcc
  * but no GPU: each file goes through what `kforge submit --backend cuda` does before it runs anything,
  * the task's policy check and kf_compile (the compile jail, the generated kf_task.h and shim, the
- * judge's nvcc flags, SASS for the default Hopper target, cuBLAS linked where the task allows it).
+ * judge's nvcc flags, SASS for GPU 0's architecture or, without a GPU, the default Hopper target, cuBLAS
+ * linked where the task allows it).
  * Prints one line per example and the log of each failure; exits 1 when any fails.
- * Usage: build/bench/cuda_examples_build [TASK...]   (run from the repository root, after make bench)
- * Results are cached by content like the judge's, so a second run only compiles what changed. */
+ * With --trusted, the task's CUDA reference and vendor baseline are built too, as the judge builds them.
+ * Results land in the judge's compile cache (KFORGE_CACHE), keyed by content: a second run only compiles
+ * what changed, and a `kforge submit` of the same files on a Hopper GPU finds them built (what
+ * bench/judge_examples.sh does on the GPU machine, several of these at once, before judging).
+ * Usage: build/bench/cuda_examples_build [--trusted] [TASK...]   (from the repository root, after make bench) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +16,9 @@
 
 #include "common/buf.h"
 #include "common/fs.h"
+#include "eval/judge/area.h"
 #include "eval/judge/policy.h"
+#include "eval/judge/trusted.h"
 #include "eval/tasks/abi.h"
 #include "eval/tasks/task.h"
 #include "sandbox/sandbox.h"
@@ -23,8 +29,22 @@
 #define MAX_EXAMPLES 1024
 #define LOG_SHOWN_BYTES 4000
 
-/* One example: 0 when it compiles and links, 1 when it is rejected, 3 on kforge's own failure. */
-static int build_one(const char *name)
+/* Builds one trusted kernel of t (rel, relative to kforge's home) as the judge does; 0, or 3 when it does not build. */
+static int build_trusted(const struct kf_task *t, const char *what, const char *rel, bool vendor_libs,
+			 const char *header, const char *shim)
+{
+	char so[PATH_MAX];
+	kf_err err;
+	if (kf_trusted_compile(KF_BACKEND_CUDA, 0, rel, header, shim, vendor_libs, so, sizeof so, NULL, &err) != KF_OK) {
+		printf("%-28s %s does not build: %s\n", t->name, what, err.msg);
+		return 3;
+	}
+	return 0;
+}
+
+/* One example: 0 when it compiles and links, 1 when it is rejected, 3 on kforge's own failure (a
+ * trusted kernel that does not build included). */
+static int build_one(const char *name, bool trusted)
 {
 	kf_err err;
 	struct kf_task *t = NULL;
@@ -47,9 +67,16 @@ static int build_one(const char *name)
 	}
 	kf_abi_header(t, KF_BACKEND_CUDA, &hdr);
 	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
+	char vendor[PATH_MAX];
+	if (trusted && t->reference[KF_BACKEND_CUDA] &&
+	    build_trusted(t, "the reference", t->reference[KF_BACKEND_CUDA], false, hdr.data, shim.data))
+		goto cleanup;
+	if (trusted && kf_task_vendor_source(t, KF_BACKEND_CUDA, vendor, sizeof vendor) &&
+	    build_trusted(t, "the vendor baseline", vendor, true, hdr.data, shim.data))
+		goto cleanup;
 	struct kf_compile_req req = { .backend = KF_BACKEND_CUDA, .source = src, .source_len = len,
 				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed,
-				      .cuda_arch = KF_CUDA_DEFAULT_ARCH };
+				      .cuda_arch = kf_area_arch(KF_BACKEND_CUDA, 0) };
 	if (kf_compile(&req, &res, &err) != KF_OK) {
 		printf("%-28s error           %s\n", name, err.msg);
 		goto cleanup;
@@ -97,9 +124,11 @@ static int list_examples(char **names)
 int main(int argc, char **argv)
 {
 	static char *names[MAX_EXAMPLES];
-	int n = 0;
-	if (argc > 1) {
-		for (int i = 1; i < argc && n < MAX_EXAMPLES; i++)
+	int n = 0, first = 1;
+	bool trusted = argc > 1 && !strcmp(argv[1], "--trusted");
+	first += trusted;
+	if (argc > first) {
+		for (int i = first; i < argc && n < MAX_EXAMPLES; i++)
 			names[n++] = strdup(argv[i]);
 	} else if ((n = list_examples(names)) < 0) {
 		fprintf(stderr, "cuda_examples_build: cannot read %s/%s\n", kf_home(), EXAMPLES_DIR);
@@ -107,7 +136,7 @@ int main(int argc, char **argv)
 	}
 	int failed = 0, worst = 0;
 	for (int i = 0; i < n; i++) {
-		int rc = build_one(names[i]);
+		int rc = build_one(names[i], trusted);
 		failed += rc != 0;
 		worst = rc > worst ? rc : worst;
 		free(names[i]);

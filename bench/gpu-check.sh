@@ -4,6 +4,7 @@
 # short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
 # tool with carry [".gpu"]:
 #   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--no-tests]
+#                           [--examples]
 #   --cold          first, before anything else touches the GPU: bench/cold_stability.sh (starter examples,
 #                   5 submissions each into new databases, spread of the medians)
 #   --quick       skip the reference-kernel benchmarks
@@ -13,6 +14,10 @@
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
 #                 (bench/ref_fidelity.sh)
 #   --no-tests    skip make test-gpu's binary
+#   --examples    judge every examples/cuda/*.cu (bench/judge_examples.sh --backend cuda; compiles prebuilt in
+#                 parallel): task, verdict, time_ms, ref_time_ms, vendor_time_ms, speedup and "N of M ok";
+#                 the rows with each reference's t_sol_ms come back in $OUT/examples.tsv (bench/task_table.sh's
+#                 input). It stops judging after KF_EXAMPLES_BUDGET_S (480) s; pair it with --quick --no-tests.
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -27,7 +32,7 @@ table=$out/table.txt
 : > "$table"
 row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1 examples=0
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -37,6 +42,7 @@ for a in "$@"; do
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
 	--no-tests) tests=0 ;;
+	--examples) examples=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -83,6 +89,14 @@ if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
 	grep -E '^\[(FAIL|SKIP)\]' "$out/test-gpu.log" | head -20 | tee -a "$table"
 fi
 
+if [ $examples = 1 ]; then
+	KF_LIBS=$libs bash bench/judge_examples.sh --backend cuda --out "$out/examples" \
+		--budget "${KF_EXAMPLES_BUDGET_S:-480}" > "$out/examples.log" 2>&1
+	row "CUDA examples (bench/judge_examples.sh)" "exit $?" "" "$(tail -1 "$out/examples.log")"
+	grep -v '^prebuilt' "$out/examples.log" | tee -a "$table" >/dev/null
+	cp "$out/examples/examples.tsv" "$out/examples.tsv" 2>/dev/null
+fi
+
 submit() { # name file task expect
 	local t0=$(date +%s%N)
 	kf build/kforge submit --backend cuda --task "$3" --call-timeout 5 --json "$2" > "$out/$1.json" 2> "$out/$1.err"
@@ -107,6 +121,6 @@ kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1
 # The device tool brings back at most 8 files: everything else travels in one archive.
-(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.jsonl ./*.err ./*.log ./*.db ./cand 2>/dev/null)
+(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.jsonl ./*.err ./*.log ./*.db ./cand ./examples 2>/dev/null)
 echo "==== summary"
 cat "$table"

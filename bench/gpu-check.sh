@@ -17,7 +17,8 @@
 #   --examples    judge every examples/cuda/*.cu (bench/judge_examples.sh --backend cuda; compiles prebuilt in
 #                 parallel): task, verdict, time_ms, ref_time_ms, vendor_time_ms, speedup and "N of M ok";
 #                 the rows with each reference's t_sol_ms come back in $OUT/examples.tsv (bench/task_table.sh's
-#                 input). It stops judging after KF_EXAMPLES_BUDGET_S (480) s; pair it with --quick --no-tests.
+#                 input). It stops judging after KF_EXAMPLES_BUDGET_S (480) s, and a second call on the warm
+#                 machine judges only what is left (or changed); pair it with --quick --no-tests.
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -90,11 +91,13 @@ if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
 fi
 
 if [ $examples = 1 ]; then
-	KF_LIBS=$libs bash bench/judge_examples.sh --backend cuda --out "$out/examples" \
+	ex=/tmp/kforge-gpu-examples # outlives the call, so the next one on the warm machine resumes
+	KF_LIBS=$libs bash bench/judge_examples.sh --backend cuda --out "$ex" --resume \
 		--budget "${KF_EXAMPLES_BUDGET_S:-480}" > "$out/examples.log" 2>&1
 	row "CUDA examples (bench/judge_examples.sh)" "exit $?" "" "$(tail -1 "$out/examples.log")"
 	grep -v '^prebuilt' "$out/examples.log" | tee -a "$table" >/dev/null
-	cp "$out/examples/examples.tsv" "$out/examples.tsv" 2>/dev/null
+	cp "$ex/examples.tsv" "$out/examples.tsv" 2>/dev/null
+	cp -r "$ex" "$out/examples"
 fi
 
 submit() { # name file task expect

@@ -2,11 +2,13 @@
 # Judges every bundled example candidate of one backend (examples/cpu/<task>.c or examples/cuda/<task>.cu)
 # through `kforge submit` and prints one row per example (task, verdict, time_ms, ref_time_ms,
 # vendor_time_ms, speedup) and a count line "N of M ok". Exit 0 when every example got ok, 1 otherwise.
-#   bash bench/judge_examples.sh [--backend cpu|cuda] [--out DIR] [--budget S] [TASK...]
+#   bash bench/judge_examples.sh [--backend cpu|cuda] [--out DIR] [--budget S] [--resume] [TASK...]
 #   --backend B   cpu (default) or cuda (needs the GPU machine, or nothing but errors comes out)
 #   --out DIR     where the per-example JSON and logs go (default $OUT/examples, else /tmp/kforge-examples)
 #   --budget S    stop starting new submissions after S seconds; the rest are listed "not judged"
 #                 (default: none on the CPU, 480 on CUDA, so one device call of 600 s brings the table back)
+#   --resume      keep the verdicts already in DIR for example files that have not changed since (an earlier
+#                 call stopped by its budget): judge only the rest
 #   TASK...       judge only these (default: every example file of the backend)
 # On CUDA the candidates, references and vendor baselines are first compiled into the judge's cache,
 # several at once (build/bench/cuda_examples_build --trusted), so each submission finds them built.
@@ -14,12 +16,13 @@
 # the input of bench/task_table.sh. KF_LIBS: a library directory for kforge's own programs (the GPU bundle).
 set -u
 cd "$(dirname "$0")/.."
-backend=cpu out=${OUT:+$OUT/examples} budget= tasks=()
+backend=cpu out=${OUT:+$OUT/examples} budget= resume=0 tasks=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--backend) backend=$2; shift ;;
 	--out) out=$2; shift ;;
 	--budget) budget=$2; shift ;;
+	--resume) resume=1 ;;
 	-*) echo "judge_examples: unknown option $1" >&2; exit 2 ;;
 	*) tasks+=("$1") ;;
 	esac
@@ -37,7 +40,8 @@ if [ ${#tasks[@]} = 0 ]; then
 fi
 kf() { LD_LIBRARY_PATH=${KF_LIBS:-${LD_LIBRARY_PATH:-}} "$@"; }
 db=$out/examples.db
-rm -f "$db" "$out/examples.tsv"
+rm -f "$out/examples.tsv"
+[ $resume = 1 ] || rm -f "$db" "$out"/*.json "$out"/*.err "$out"/*.judged
 start=$(date +%s)
 
 # make bench puts the builder in build/bench/; the GPU bundle (bench/gpu-check.sh) in build/.
@@ -57,13 +61,18 @@ printf 'task\tverdict\ttime_ms\tref_time_ms\tvendor_time_ms\tspeedup\tt_sol_ms\t
 n=0 ok=0
 for t in "${tasks[@]}"; do
 	n=$((n + 1))
-	if [ -n "$budget" ] && [ $(($(date +%s) - start)) -ge "$budget" ]; then
+	src=examples/$backend/$t.$ext
+	if [ $resume = 1 ] && cmp -s "$src" "$out/$t.judged" && grep -q '"verdict"' "$out/$t.json" 2>/dev/null; then
+		: # judged by an earlier call
+	elif [ -n "$budget" ] && [ $(($(date +%s) - start)) -ge "$budget" ]; then
 		printf "$fmt" "$t" "not judged" - - - -
 		printf '%s\tnot_judged\t\t\t\t\t\t\t\tthe %s s budget was spent\n' "$t" "$budget" >> "$out/examples.tsv"
 		continue
+	else
+		kf build/kforge submit --backend "$backend" --task "$t" --db "$db" --as examples \
+			--call-timeout "$call_timeout" --deadline 120 --json "$src" > "$out/$t.json" 2> "$out/$t.err"
+		cp "$src" "$out/$t.judged" 2>/dev/null
 	fi
-	kf build/kforge submit --backend "$backend" --task "$t" --db "$db" --as examples --call-timeout "$call_timeout" \
-		--deadline 120 --json "examples/$backend/$t.$ext" > "$out/$t.json" 2> "$out/$t.err"
 	# One TSV row appended, one table row printed; exit 0 when the verdict is ok.
 	python3 - "$out/$t.json" "$t" "$out/examples.tsv" "$fmt" <<'PY' && ok=$((ok + 1))
 import json, sys

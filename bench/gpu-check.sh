@@ -9,16 +9,16 @@
 #                   5 submissions each into new databases, spread of the medians)
 #   --quick       skip the reference-kernel benchmarks
 #   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
-#   --cost        per-candidate overhead (build/bench/eval_cost --backend cuda)
-#   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
-#   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
-#                 (bench/ref_fidelity.sh)
-#   --no-tests    skip make test-gpu's binary
 #   --examples    judge every examples/cuda/*.cu (bench/judge_examples.sh --backend cuda; compiles prebuilt in
 #                 parallel): task, verdict, time_ms, ref_time_ms, vendor_time_ms, speedup and "N of M ok";
 #                 the rows with each reference's t_sol_ms come back in $OUT/examples.tsv (bench/task_table.sh's
 #                 input). It stops judging after KF_EXAMPLES_BUDGET_S (480) s, and a second call on the warm
 #                 machine judges only what is left (or changed); pair it with --quick --no-tests.
+#   --cost        per-candidate overhead (build/bench/eval_cost --backend cuda)
+#   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
+#   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
+#                 (bench/ref_fidelity.sh)
+#   --no-tests    skip make test-gpu's binary
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -31,19 +31,20 @@ kf() { LD_LIBRARY_PATH=$libs "$@"; }
 export KFORGE_HOME=$PWD KFORGE_CACHE=/tmp/kforge-cache KFORGE_DB=$out/kforge.db
 table=$out/table.txt
 : > "$table"
+examples=0 # --examples
 row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1 examples=0
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
 	--ref-fidelity) ref_fidelity=1 ;;
 	--quick) quick=1 ;;
+	--examples) examples=1 ;;
 	--submit-all) submit_all=1 ;;
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
 	--no-tests) tests=0 ;;
-	--examples) examples=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done

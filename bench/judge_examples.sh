@@ -57,7 +57,8 @@ fi
 
 fmt='%-28s %-18s %10s %11s %14s %8s\n'
 printf "$fmt" task verdict time_ms ref_time_ms vendor_time_ms speedup
-printf 'task\tverdict\ttime_ms\tref_time_ms\tvendor_time_ms\tspeedup\tt_sol_ms\tbound\tdevice\treason\n' > "$out/examples.tsv"
+columns='task verdict time_ms ref_time_ms vendor_time_ms speedup t_sol_ms bound device reason'
+tr ' ' '\t' <<<"$columns" > "$out/examples.tsv"
 n=0 ok=0
 for t in "${tasks[@]}"; do
 	n=$((n + 1))

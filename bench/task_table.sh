@@ -20,7 +20,10 @@ make -s build/bench/task_table >/dev/null
 args=()
 [ -f "$measured" ] && args=("$measured")
 table=$(build/bench/task_table ${args[@]+"${args[@]}"})
-grep -qxF "$begin" "$doc" && grep -qxF "$end" "$doc" || { echo "task_table: $doc lacks the task-table markers" >&2; exit 2; }
+if ! grep -qxF "$begin" "$doc" || ! grep -qxF "$end" "$doc"; then
+	echo "task_table: $doc lacks the task-table markers" >&2
+	exit 2
+fi
 new=$(TABLE=$table python3 - "$doc" "$begin" "$end" <<'PY'
 import os, sys
 doc, begin, end = sys.argv[1:]

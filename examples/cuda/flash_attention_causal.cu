@@ -106,8 +106,8 @@ static int launch_attention(const attn_params &p, int B, cudaStream_t stream)
 	return (int)cudaGetLastError();
 }
 
-extern "C" int kf_launch(const __nv_bfloat16 *Q, const __nv_bfloat16 *K, const __nv_bfloat16 *V, __nv_bfloat16 *O, int B,
-			 int H, int HKV, int L, int D, cudaStream_t stream)
+extern "C" int kf_launch(const __nv_bfloat16 *Q, const __nv_bfloat16 *K, const __nv_bfloat16 *V, __nv_bfloat16 *O,
+			 int B, int H, int HKV, int L, int D, cudaStream_t stream)
 {
 	long long st = D, sh = (long long)L * D;
 	attn_params p = { { Q, H * sh, sh, st }, { K, HKV * sh, sh, st }, { V, HKV * sh, sh, st }, O, H * sh, sh, st,

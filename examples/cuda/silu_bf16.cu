@@ -1,7 +1,7 @@
 #include <cuda_bf16.h>
 
-/* SiLU (x / (1 + e^-x), in fp32) over bf16 pairs: each thread of a grid-stride
- * loop handles two neighbours with one 32-bit load and store (the buffers are aligned), and the first thread takes the odd element at the end. */
+/* SiLU (x / (1 + e^-x), in fp32) over bf16 pairs: each thread of a grid-stride loop handles two neighbours with
+ * one 32-bit load and store (the buffers are aligned), and the first thread takes the odd element at the end. */
 #define THREADS 256
 #define MAX_BLOCKS 4096
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds bench/cuda_fusioncheck.cu with the level-2/3 CUDA references (each with -Dkf_launch=kf_ref_<task>) and their
-# fp64 oracles (-Dkf_oracle=kf_oracle_<task>) and runs it; the table it prints last is in docs/task-suite-l23.md. The
+# fp64 oracles (-Dkf_oracle=kf_oracle_<task>) and runs it; the table it prints last is in docs/task-suite.md
+# ("Levels 2 and 3"). The
 # checker's view of each task (shapes, distributions, tolerances, FLOPs, bytes, call adapters) is generated here from
 # tasks/level{2,3}/*.json, plus the extra shapes below and the baselines of bench/cuda_check_common.cuh. Not part of
 # the Makefile. KF_FUSIONCHECK_DIR: where to build (default .gpu/fusioncheck).

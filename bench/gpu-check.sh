@@ -3,11 +3,17 @@
 # binary (every CUDA example and hostile kernel through `kforge submit --backend cuda`), then a
 # short table. Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device
 # tool with carry [".gpu"]:
-#   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--throughput] [--no-tests]
+#   bash bench/gpu-check.sh [--cold] [--quick] [--submit-all] [--cost] [--fidelity] [--ref-fidelity] [--throughput]
+#                           [--examples] [--no-tests]
 #   --cold          first, before anything else touches the GPU: bench/cold_stability.sh (starter examples,
 #                   5 submissions each into new databases, spread of the medians)
 #   --quick       skip the reference-kernel benchmarks
 #   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
+#   --examples    judge every examples/cuda/*.cu (bench/judge_examples.sh --backend cuda; compiles prebuilt in
+#                 parallel): task, verdict, time_ms, ref_time_ms, vendor_time_ms, speedup and "N of M ok";
+#                 the rows with each reference's t_sol_ms come back in $OUT/examples.tsv (bench/task_table.sh's
+#                 input). It stops judging after KF_EXAMPLES_BUDGET_S (480) s, and a second call on the warm
+#                 machine judges only what is left (or changed); pair it with --quick --no-tests.
 #   --cost        per-candidate overhead (build/bench/eval_cost --backend cuda)
 #   --fidelity    timing fidelity against PyTorch (bench/fidelity.sh)
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
@@ -50,6 +56,7 @@ part() { # limit_s command...: runs command in its own session; exit 124 when ki
 	done
 	wait "$pid"
 }
+examples=0 # --examples
 
 cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1
 for a in "$@"; do
@@ -57,6 +64,7 @@ for a in "$@"; do
 	--cold) cold=1 ;;
 	--ref-fidelity) ref_fidelity=1 ;;
 	--quick) quick=1 ;;
+	--examples) examples=1 ;;
 	--submit-all) submit_all=1 ;;
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
@@ -111,10 +119,23 @@ if [ $throughput = 1 ]; then
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then
-	LD_LIBRARY_PATH=$libs part 540 build/kforge-gpu-tests --jobs 1 --verbose > "$out/test-gpu.log" 2>&1
+	# Every example, one parameter each, is --examples' work (resumable, its compiles in parallel): here
+	# the rest of the GPU suite, which fits one device call.
+	LD_LIBRARY_PATH=$libs part 540 build/kforge-gpu-tests --jobs 1 --verbose \
+		--filter '!(examples_cuda/every_example_is_judged_ok)' > "$out/test-gpu.log" 2>&1
 	row "make test-gpu" "exit $?" "" "$(grep Synthesis "$out/test-gpu.log" | tail -1)"
 	grep -E -A2 '^\[----\].*Assertion Failed' "$out/test-gpu.log" | head -40 | tee -a "$table"
 	grep -E '^\[(FAIL|SKIP)\]' "$out/test-gpu.log" | head -20 | tee -a "$table"
+fi
+
+if [ $examples = 1 ]; then
+	ex=/tmp/kforge-gpu-examples # outlives the call, so the next one on the warm machine resumes
+	KF_LIBS=$libs bash bench/judge_examples.sh --backend cuda --out "$ex" --resume \
+		--budget "${KF_EXAMPLES_BUDGET_S:-480}" > "$out/examples.log" 2>&1
+	row "CUDA examples (bench/judge_examples.sh)" "exit $?" "" "$(tail -1 "$out/examples.log")"
+	grep -v '^prebuilt' "$out/examples.log" | tee -a "$table" >/dev/null
+	cp "$ex/examples.tsv" "$out/examples.tsv" 2>/dev/null
+	cp -r "$ex" "$out/examples"
 fi
 
 submit() { # name file task expect
@@ -141,6 +162,6 @@ kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt" 2>&1
 # The device tool brings back at most 8 files: everything else travels in one archive.
-(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.jsonl ./*.err ./*.log ./*.db ./cand 2>/dev/null)
+(cd "$out" && tar czf results.tgz --remove-files ./*.json ./*.jsonl ./*.err ./*.log ./*.db ./cand ./examples 2>/dev/null)
 echo "==== summary"
 cat "$table"

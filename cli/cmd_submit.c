@@ -15,28 +15,35 @@
 #define KF_SUBMIT_MIB (1024.0 * 1024.0)
 
 static const char *const help_text =
-	"usage: kforge submit --task NAME [--backend cpu|cuda] [--as NAME] [--db PATH] [--seed N] [--json] FILE\n"
+	"usage: kforge submit --task NAME [--backend cpu|cuda] [--as NAME] [--db PATH] [--seed N] [--call-timeout S]\n"
+	"                     [--deadline S] [--mem-limit-mib N] [--device N] [--json] FILE\n"
 	"\n"
 	"Compiles FILE in the compile jail, runs it in the sandboxed runner against the task's reference,\n"
 	"checks it over several seeds x test, ragged and stress shapes, times it at the benchmark shape\n"
 	"interleaved with the reference, and records everything in the database.\n"
 	"\n"
-	"  --task NAME         task to judge against (see kforge tasks)\n"
-	"  --backend B         cpu (default) or cuda\n"
+	"  -t, --task NAME     task to judge against (see kforge tasks)\n"
+	"  -b, --backend B     cpu (default) or cuda\n"
 	"  --as NAME           submitter name recorded with the result (default: $USER)\n"
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
-	"  --seed N            base seed for every drawn input (default: random, recorded)\n"
+	"  -s, --seed N        base seed for every drawn input (default: random, recorded)\n"
 	"  --call-timeout S    wall-clock limit of one kf_launch call in seconds (default 10)\n"
 	"  --deadline S        wall-clock limit of the whole evaluation in seconds; past it the verdict\n"
 	"                      is timeout (default 300)\n"
 	"  --mem-limit-mib N   memory cap of the runner: host data on the CPU, device allocations on\n"
 	"                      CUDA (default 4096)\n"
-	"  --device N          GPU ordinal for the cuda backend (default 0)\n"
-	"  --json              print one JSON object: verdict, reason, task, backend, time_ms, ref_time_ms,\n"
+	"  -d, --device N      GPU ordinal for the cuda backend (default 0)\n"
+	"  -j, --json          print one JSON object: verdict, reason, task, backend, time_ms, ref_time_ms,\n"
 	"                      vendor_time_ms, speedup, sol_fraction, sol_score, t_sol_ms, max_abs_err,\n"
 	"                      max_rel_err, submission_id, and the full record\n"
+	"  -h, --help          print this help\n"
 	"\n"
-	"Exit codes: 0 ok, 1 candidate rejected, 2 usage or input error, 3 internal error.\n"
+	"The text report names the compiler's first errors against FILE and prints every warning; on a\n"
+	"terminal, standard error shows one line of progress (the stage and the time so far).\n"
+	"\n"
+	"Exit codes: 0 ok, 1 candidate rejected (any verdict but ok), 2 usage or input error (a bad option,\n"
+	"FILE unreadable or not text, unknown task, a database that cannot be opened or written),\n"
+	"3 internal error (verdict internal_error, or kforge's own failure).\n"
 	"Example: kforge submit --task vector_add examples/cpu/vector_add.c --json\n";
 
 static int parse_positive(const char *what, const char *s, double *out, kf_err *err)
@@ -79,12 +86,18 @@ int kf_cmd_submit(int argc, char **argv)
 		   *mem = NULL, *device = NULL,
 		   *deadline = NULL;
 	bool json = false, help = false;
-	const struct kf_opt opts[] = {
-		{ "task", true, &task_name, NULL }, { "backend", true, &backend, NULL }, { "as", true, &as, NULL },
-		{ "db", true, &db, NULL },          { "seed", true, &seed, NULL },       { "call-timeout", true, &timeout, NULL },
-		{ "mem-limit-mib", true, &mem, NULL }, { "device", true, &device, NULL }, { "json", false, NULL, &json },
-		{ "deadline", true, &deadline, NULL },
-		{ NULL, false, NULL, NULL },
+	const struct kf_cli_opt opts[] = {
+		{ .name = "task", .short_name = 't', .arg = KF_CLI_VALUE, .value = &task_name },
+		{ .name = "backend", .short_name = 'b', .arg = KF_CLI_VALUE, .value = &backend },
+		{ .name = "as", .arg = KF_CLI_VALUE, .value = &as },
+		{ .name = "db", .arg = KF_CLI_VALUE, .value = &db },
+		{ .name = "seed", .short_name = 's', .arg = KF_CLI_VALUE, .value = &seed },
+		{ .name = "call-timeout", .arg = KF_CLI_VALUE, .value = &timeout },
+		{ .name = "mem-limit-mib", .arg = KF_CLI_VALUE, .value = &mem },
+		{ .name = "device", .short_name = 'd', .arg = KF_CLI_VALUE, .value = &device },
+		{ .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
+		{ .name = "deadline", .arg = KF_CLI_VALUE, .value = &deadline },
+		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
@@ -96,7 +109,7 @@ int kf_cmd_submit(int argc, char **argv)
 	cJSON *result = NULL;
 	int rc;
 
-	if (kf_cli_parse(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
 		return kf_cli_fail(&err);
 	if (help) {
 		fputs(help_text, stdout);

@@ -4,8 +4,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf.h"
+#include "db/store.h"
 
 /* getopt_long's val for a long option without a short form: past every char value. */
 #define LONG_ONLY_BASE 256
@@ -137,6 +139,15 @@ const char *kf_cli_db_path(const char *flag)
 		return flag;
 	const char *env = getenv("KFORGE_DB");
 	return env && *env ? env : "kforge.db";
+}
+
+int kf_cli_open_db(const char *path, bool must_exist, struct kf_store **out, kf_err *err)
+{
+	*out = NULL;
+	if (must_exist && access(path, F_OK) != 0)
+		return kf_errno(err, KF_EINPUT, "no database at %s (kforge submit or kforge run creates one; --db or "
+				"$KFORGE_DB names another)", path);
+	return kf_store_open(path, out, err);
 }
 
 int kf_cli_fail(const kf_err *err)

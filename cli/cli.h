@@ -57,6 +57,10 @@ int kf_cli_parse(int argc, char **argv, const struct kf_opt *opts, const char **
 		 bool *help, kf_err *err);
 /* --db, else $KFORGE_DB, else kforge.db in the working directory. */
 const char *kf_cli_db_path(const char *flag);
+struct kf_store;
+/* Opens the database at path; with must_exist, a missing file is KF_EINPUT ("no database at ...")
+ * rather than a new empty database (commands that only read never create one). */
+int kf_cli_open_db(const char *path, bool must_exist, struct kf_store **out, kf_err *err);
 /* Prints "kforge: <msg>" on stderr and returns the exit code for err. */
 int kf_cli_fail(const kf_err *err);
 /* Prints a JSON object on stdout followed by a newline. */

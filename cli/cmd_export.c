@@ -75,7 +75,7 @@ int kf_cmd_export(int argc, char **argv)
 	if (parse_run(pos[0], &run, &err) != KF_OK)
 		goto fail;
 	struct kf_lb_query q = { .run_ids = run ? &run : NULL, .n_run_ids = run ? 1 : 0 };
-	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
+	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
 	if (lb->n_evals == 0 && run) {
 		kf_errf(&err, KF_EINPUT, "no evaluated candidate of run %lld in %s", (long long)run, kf_cli_db_path(db));

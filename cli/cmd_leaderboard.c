@@ -183,7 +183,7 @@ int kf_cmd_leaderboard(int argc, char **argv)
 	const char *db = kf_cli_db_path(st.db);
 	struct kf_lb_query q = { l.runs, l.n_runs, (const char *const *)l.tasks, l.n_tasks, st.backend, st.device,
 				 st.merge };
-	if (kf_store_open(db, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
+	if (kf_cli_open_db(db, true, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
 	if (lb->n_evals == 0) {
 		no_match(&l, &st, db, &err);

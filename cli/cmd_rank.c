@@ -215,7 +215,7 @@ int kf_cmd_rank(int argc, char **argv)
 	ro.reverify = reverify;
 	struct kf_store *store = NULL;
 	struct kf_ranking *r = NULL;
-	int rc = kf_store_open(kf_cli_db_path(db), &store, &err);
+	int rc = kf_cli_open_db(kf_cli_db_path(db), true, &store, &err);
 	if (rc == KF_OK)
 		rc = kf_ranking_build(store, &ro, &r, &err);
 	if (rc == KF_OK && task && r->n == 0)

@@ -110,14 +110,14 @@ int kf_cmd_show(int argc, char **argv)
 		return kf_cli_fail(&err);
 	struct kf_store *store = NULL;
 	if (run) {
-		int rc = kf_store_open(kf_cli_db_path(db), &store, &err);
+		int rc = kf_cli_open_db(kf_cli_db_path(db), true, &store, &err);
 		if (rc == KF_OK)
 			rc = show_run(store, id, json, &err);
 		kf_store_close(store);
 		return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
 	}
 	cJSON *c = NULL;
-	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
+	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
 		kf_store_close(store);
 		return kf_cli_fail(&err);
 	}

@@ -185,7 +185,7 @@ int kf_cmd_leaderboard(int argc, char **argv)
 				 st.merge };
 	if (kf_cli_open_db(db, true, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
-	if (lb->n_evals == 0) {
+	if (lb->n_groups == 0) {
 		no_match(&l, &st, db, &err);
 		goto fail;
 	}

@@ -3,6 +3,7 @@
  * completion are generated from the help texts the CLI prints, so they name every option of every
  * command; `man -l` renders the page. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,4 +240,48 @@ Test(install, an_installed_kforge_judges_from_another_directory, .timeout = TEST
 	snprintf(db, sizeof db, "%s/kforge.db", work);
 	cr_expect_eq(access(db, F_OK), 0, "the database is not in the working directory");
 	free(out);
+}
+
+/* A path the README names, relative to the repository root: kept when it names a file of the clone's
+ * own folders (docs/, examples/, ...) or leaves the clone (../). */
+static bool is_repo_path(const char *p, size_t len)
+{
+	static const char *const roots[] = { "../", "docs/", "examples/", "tests/", "bench/", "cli/", "tasks/",
+					     "reference_kernels/", "prompts/", "eval/", "sandbox/", "agent/", "db/", "common/" };
+	if (memchr(p, ' ', len) || memchr(p, '*', len) || memchr(p, '<', len) || memchr(p, '$', len))
+		return false;
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		if (len > strlen(roots[i]) && !strncmp(p, roots[i], strlen(roots[i])))
+			return true;
+	return false;
+}
+
+Test(install, the_readme_names_only_files_a_clone_has)
+{
+	char path[PATH_MAX + 16], *text = NULL;
+	size_t len = 0;
+	kf_err err;
+	snprintf(path, sizeof path, "%s/README.md", kf_home());
+	cr_assert_eq(kf_read_file(path, OUTPUT_MAX, &text, &len, &err), KF_OK, "%s", err.msg);
+	int checked = 0;
+	for (const char *p = text; (p = strpbrk(p, "`(")); p++) {
+		const char *close = strchr(p + 1, *p == '`' ? '`' : ')');
+		if (!close || (*p == '(' && (p == text || p[-1] != ']')))
+			continue;
+		const char *name = p + 1;
+		size_t n = (size_t)(close - name);
+		if (!is_repo_path(name, n)) {
+			if (*p == '`')
+				p = close;
+			continue;
+		}
+		char file[PATH_MAX * 2];
+		snprintf(file, sizeof file, "%s/%.*s", kf_home(), (int)n, name);
+		cr_expect(strncmp(name, "../", 3) != 0, "the README names %.*s, outside the repository", (int)n, name);
+		cr_expect_eq(access(file, F_OK), 0, "the README names %.*s, which the repository lacks", (int)n, name);
+		checked++;
+		p = close;
+	}
+	cr_expect_gt(checked, 10, "the README names hardly any file: is the scan broken?");
+	free(text);
 }

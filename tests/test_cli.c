@@ -753,3 +753,46 @@ Test(cli, submit_shows_its_stages_on_a_terminal, .timeout = TEST_TIMEOUT_S)
 		  shown);
 	free(shown);
 }
+
+/* Every option a command's --help describes is in its usage lines too (the long name, or the short
+ * form the usage shows), so the first lines of --help are the whole synopsis. */
+Test(cli, every_usage_line_shows_every_option)
+{
+	const char *const commands[] = { "tasks", "submit", "show", "leaderboard", "export", "rank" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		const char *args[] = { commands[i], "--help", NULL };
+		const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+		const char *blank = strstr(r->out, "\n\n");
+		cr_assert_not_null(blank, "kforge %s --help has no usage paragraph", commands[i]);
+		char *usage = kf_xstrdup(r->out);
+		usage[blank - r->out] = '\0';
+		for (const char *line = r->out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			char shorts[3] = "", name[64];
+			const char *o = line;
+			if (!strncmp(o, "  -", 3) && o[3] != '-' && !strncmp(o + 4, ", --", 4)) {
+				snprintf(shorts, sizeof shorts, "%.2s", o + 2);
+				o += 6;
+			} else if (!strncmp(o, "  --", 4)) {
+				o += 2;
+			} else {
+				continue;
+			}
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(o, " =\n"), o);
+			if (!strcmp(name, "--help"))
+				continue;
+			cr_expect(strstr(usage, name) || (shorts[0] && strstr(usage, shorts)),
+				  "the usage of kforge %s omits %s: %s", commands[i], name, usage);
+		}
+		free(usage);
+	}
+}
+
+Test(cli, help_documents_the_environment)
+{
+	const char *args[] = { "--help", NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	const char *const vars[] = { "KFORGE_DB", "KFORGE_HOME", "KFORGE_TASKS", "KFORGE_PROMPTS", "KFORGE_CACHE",
+				     "KFORGE_CC" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		cr_expect(strstr(r->out, vars[i]), "kforge --help does not document %s", vars[i]);
+}

@@ -285,3 +285,41 @@ Test(install, the_readme_names_only_files_a_clone_has)
 	cr_expect_gt(checked, 10, "the README names hardly any file: is the scan broken?");
 	free(text);
 }
+
+/* `make -n -B` with marker flags: every compile of a C file gets CPPFLAGS and CFLAGS, every link gets
+ * LDFLAGS, and every one of them runs the CC given. (A dry run: nothing is built.) */
+Test(install, the_build_passes_the_users_cc_and_flags_everywhere)
+{
+	kf_buf cmd = KF_BUF_INIT;
+	kf_buf_addf(&cmd,
+		    "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -B -C '%s' BUILD='%s/b' CC=kf-test-cc "
+		    "CPPFLAGS=-DKF_CPPFLAGS_MARK CFLAGS='-O1 -DKF_CFLAGS_MARK' LDFLAGS=-Wl,--kf-ldflags-mark all",
+		    kf_home(), tmpdir);
+	char *out = NULL;
+	int rc = shell("dry-run", cmd.data, &out);
+	kf_buf_free(&cmd);
+	cr_assert_eq(rc, 0, "make -n failed: " EXCERPT, out);
+	int compiles = 0, links = 0;
+	for (char *line = out; line && *line;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		bool cc = !strncmp(line, "kf-test-cc ", strlen("kf-test-cc "));
+		bool compile = cc && strstr(line, " -c ");
+		bool link = cc && !compile && strstr(line, " -o ");
+		if (compile) {
+			compiles++;
+			cr_expect(strstr(line, "-DKF_CPPFLAGS_MARK") && strstr(line, "-DKF_CFLAGS_MARK"),
+				  "a compile without CPPFLAGS or CFLAGS: %.300s", line);
+		}
+		if (link) {
+			links++;
+			cr_expect(strstr(line, "--kf-ldflags-mark"), "a link without LDFLAGS: %.300s", line);
+		}
+		cr_expect(!strstr(line, " -O2 -g ") || !cc, "kforge's own default flags beside the user's: %.300s", line);
+		line = end ? end + 1 : NULL;
+	}
+	cr_expect_gt(compiles, 20, "make -n showed %d compiles run by CC: " EXCERPT, compiles, out);
+	cr_expect_geq(links, 2, "make -n showed %d links run by CC (kforge, its runner)", links);
+	free(out);
+}

@@ -27,7 +27,7 @@ man_page() {
 	printf '.TH KFORGE 1 "" "kforge %s" "User Commands"\n' "$version"
 	printf '.SH NAME\nkforge \\- judge kernels in a sandbox: correctness, timing, speed of light, leaderboards\n'
 	{
-		echo "@SECTION SYNOPSIS AND DESCRIPTION"
+		echo "@SECTION SYNOPSIS"
 		"$kforge" --help
 		for c in $commands; do
 			echo "@SECTION kforge $c"
@@ -51,6 +51,7 @@ man_page() {
 	/^@SECTION / {
 		flush_para(); if (nf) { print ".fi"; nf = 0 }
 		title = substr($0, 10)
+		top = title !~ /^kforge /
 		if (title ~ /^kforge /) printf ".SH \"%s\"\n", toupper(title)
 		else printf ".SH %s\n", title
 		next
@@ -61,6 +62,8 @@ man_page() {
 		print esc($0); next
 	}
 	nf { print ".fi"; nf = 0 }
+	# The headings of the top-level help ("commands:", "options:", "environment:", "exit status:").
+	top && /^[a-z]+( [a-z]+)*:$/ { flush_para(); printf ".SH \"%s\"\n", toupper(substr($0, 1, length($0) - 1)); next }
 	/^$/ { flush_para(); print ".PP"; next }
 	# A named definition ("  name: text", the leaderboard formulas).
 	/^  [a-z_@]+: / {

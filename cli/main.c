@@ -33,10 +33,11 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n"
+	      "options:\n"
 	      "  -h, --help     print this help ('kforge <command> --help' describes a command's options)\n"
 	      "  -V, --version  print kforge's version\n"
 	      "\n"
-	      "Environment:\n"
+	      "environment:\n"
 	      "  KFORGE_DB       database of every command (default ./kforge.db; --db overrides it)\n"
 	      "  KFORGE_HOME     where kforge's data is (tasks/, reference_kernels/, prompts/); default: the\n"
 	      "                   share/kforge folder beside an installed kforge, else the source tree it was built in\n"
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 	      "                   ~/.cache/kforge, else /tmp/kforge-cache-UID)\n"
 	      "  KFORGE_CC       the C compiler candidates are built with (default cc)\n"
 	      "\n"
-	      "Exit status:\n"
+	      "exit status:\n"
 	      "  0  ok (the candidate passed; every task has a correct kernel)\n"
 	      "  1  the candidate was rejected (any verdict but ok); kforge run: some task has no correct kernel\n"
 	      "  2  usage or input error: a bad option, file, task, database or ID\n"

@@ -23,8 +23,9 @@ static const char *const help_text =
 	"compiler, selected, file (the kernel's path under DIR, null when not selected).\n"
 	"\n"
 	"  RUN         an agent run ID, or 'all' for every candidate in the database (manual ones included)\n"
-	"  --out DIR   directory to write (created when missing; files of the same name are replaced)\n"
+	"  -o, --out DIR  directory to write (created when missing; files of the same name are replaced)\n"
 	"  --db PATH   database (default: $KFORGE_DB, else ./kforge.db)\n"
+	"  -h, --help  print this help\n"
 	"\n"
 	"Exit codes: 0 ok, 2 usage or input error (also: nothing recorded for RUN), 3 internal error.\n"
 	"Example: kforge export 3 --out best-kernels\n";
@@ -47,7 +48,9 @@ int kf_cmd_export(int argc, char **argv)
 {
 	const char *db = NULL, *dir = NULL;
 	bool help = false;
-	const struct kf_opt opts[] = { { "out", true, &dir, NULL }, { "db", true, &db, NULL }, { NULL, false, NULL, NULL } };
+	const struct kf_cli_opt opts[] = { { .name = "out", .short_name = 'o', .arg = KF_CLI_VALUE, .value = &dir },
+					   { .name = "db", .arg = KF_CLI_VALUE, .value = &db },
+					   { .name = NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0, n_files = 0, rc;
 	int64_t run = 0;
@@ -55,7 +58,7 @@ int kf_cmd_export(int argc, char **argv)
 	struct kf_store *store = NULL;
 	struct kf_leaderboard *lb = NULL;
 
-	if (kf_cli_parse(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
 		goto fail;
 	if (help) {
 		fputs(help_text, stdout);
@@ -72,7 +75,7 @@ int kf_cmd_export(int argc, char **argv)
 	if (parse_run(pos[0], &run, &err) != KF_OK)
 		goto fail;
 	struct kf_lb_query q = { .run_ids = run ? &run : NULL, .n_run_ids = run ? 1 : 0 };
-	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
+	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
 	if (lb->n_evals == 0 && run) {
 		kf_errf(&err, KF_EINPUT, "no evaluated candidate of run %lld in %s", (long long)run, kf_cli_db_path(db));

@@ -27,15 +27,17 @@ static const char *const help_text =
 	"pass@k, tokens and cost. A source is the submitter of a candidate (--as NAME for kforge submit, the\n"
 	"model and strategy for agent runs). Each (backend, device) is its own group and ranking.\n"
 	"\n"
-	"  --run ID        only candidates of agent run ID (repeat, or ID,ID,...)\n"
-	"  --task T        only task T (repeat, or T,T,...)\n"
-	"  --backend B     only the cpu or the cuda backend\n"
-	"  --device NAME   only devices whose name contains NAME (case-insensitive)\n"
-	"  --merge         pool every backend and device into one ranking (off by default)\n"
-	"  --format F      csv, json, md (default) or html (one self-contained page with charts)\n"
-	"  --table T       with csv: rows (default, one line per source and task) or summaries\n"
-	"  -o, --output F  write to file F instead of standard output\n"
-	"  --db PATH       database (default: $KFORGE_DB, else ./kforge.db)\n"
+	"  -r, --run ID        only candidates of agent run ID (repeat, or ID,ID,...); every task of the\n"
+	"                      run gets a row, with no result where nothing of it was judged\n"
+	"  -t, --task T        only task T (repeat, or T,T,...)\n"
+	"  -b, --backend B     only the cpu or the cuda backend\n"
+	"  -d, --device NAME   only devices whose name contains NAME (case-insensitive)\n"
+	"  --merge             pool every backend and device into one ranking (off by default)\n"
+	"  -f, --format F      csv, json, md (default) or html (one self-contained page with charts)\n"
+	"  --table T           with csv: rows (default, one line per source and task) or summaries\n"
+	"  -o, --output F      write to file F instead of standard output\n"
+	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
+	"  -h, --help          print this help\n"
 	"\n"
 	"Formulas (also in docs/leaderboard.md):\n";
 
@@ -52,8 +54,7 @@ static void print_help(void)
 	fputs(help_tail, stdout);
 }
 
-/* --run and --task may repeat; the shared parser keeps one value per option, so they (and -o, the
- * one short option) are taken out of argv before it sees the rest. */
+/* --run and --task may repeat, each value a comma-separated list. */
 struct lists {
 	int64_t *runs;
 	int n_runs;
@@ -62,8 +63,9 @@ struct lists {
 	const char *output;
 };
 
-static int add_runs(struct lists *l, const char *value, kf_err *err)
+static int add_runs(void *ctx, const char *value, kf_err *err)
 {
+	struct lists *l = ctx;
 	char *copy = kf_xstrdup(value), *save = NULL;
 	int ret = KF_OK, before = l->n_runs;
 	for (char *tok = strtok_r(copy, LIST_SEPARATORS, &save); tok; tok = strtok_r(NULL, LIST_SEPARATORS, &save)) {
@@ -83,8 +85,9 @@ static int add_runs(struct lists *l, const char *value, kf_err *err)
 	return ret;
 }
 
-static int add_tasks(struct lists *l, const char *value, kf_err *err)
+static int add_tasks(void *ctx, const char *value, kf_err *err)
 {
+	struct lists *l = ctx;
 	char *copy = kf_xstrdup(value), *save = NULL;
 	int before = l->n_tasks;
 	for (char *tok = strtok_r(copy, LIST_SEPARATORS, &save); tok; tok = strtok_r(NULL, LIST_SEPARATORS, &save)) {
@@ -101,52 +104,6 @@ static void lists_free(struct lists *l)
 		free(l->tasks[i]);
 	free(l->tasks);
 	free(l->runs);
-}
-
-/* The value of option `name` at argv[*i] ("--name V" or "--name=V"), or NULL when argv[*i] is not it. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static int take_lists(int argc, char **argv, char **rest, int *n_rest, struct lists *l, kf_err *err)
-{
-	*n_rest = 0;
-	for (int i = 0; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-		if (!strcmp(argv[i], "--")) {
-			while (i < argc)
-				rest[(*n_rest)++] = argv[i++];
-			break;
-		}
-		int ret = KF_OK;
-		if ((v = option_value(argc, argv, &i, "--run", &missing)))
-			ret = add_runs(l, v, err);
-		else if ((v = option_value(argc, argv, &i, "--task", &missing)))
-			ret = add_tasks(l, v, err);
-		else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
-			 (v = option_value(argc, argv, &i, "-o", &missing)))
-			l->output = v;
-		else if (!missing)
-			rest[(*n_rest)++] = argv[i];
-		if (missing)
-			return kf_errf(err, KF_EINPUT, "option '%s' needs a value", argv[i]);
-		if (ret != KF_OK)
-			return ret;
-	}
-	return KF_OK;
 }
 
 struct settings {
@@ -194,23 +151,27 @@ int kf_cmd_leaderboard(int argc, char **argv)
 	struct settings st = { .format = DEFAULT_FORMAT };
 	struct lists l = { 0 };
 	bool help = false;
-	const struct kf_opt opts[] = {
-		{ "backend", true, &st.backend, NULL }, { "device", true, &st.device, NULL },
-		{ "format", true, &st.format, NULL },   { "table", true, &st.table, NULL },
-		{ "db", true, &st.db, NULL },           { "merge", false, NULL, &st.merge },
-		{ NULL, false, NULL, NULL },
+	const struct kf_cli_opt opts[] = {
+		{ .name = "run", .short_name = 'r', .arg = KF_CLI_LIST, .add = add_runs, .ctx = &l },
+		{ .name = "task", .short_name = 't', .arg = KF_CLI_LIST, .add = add_tasks, .ctx = &l },
+		{ .name = "backend", .short_name = 'b', .arg = KF_CLI_VALUE, .value = &st.backend },
+		{ .name = "device", .short_name = 'd', .arg = KF_CLI_VALUE, .value = &st.device },
+		{ .name = "format", .short_name = 'f', .arg = KF_CLI_VALUE, .value = &st.format },
+		{ .name = "table", .arg = KF_CLI_VALUE, .value = &st.table },
+		{ .name = "output", .short_name = 'o', .arg = KF_CLI_VALUE, .value = &l.output },
+		{ .name = "db", .arg = KF_CLI_VALUE, .value = &st.db },
+		{ .name = "merge", .arg = KF_CLI_SWITCH, .flag = &st.merge },
+		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
-	char **rest = kf_xmalloc(sizeof *rest * (size_t)(argc ? argc : 1));
-	int n_rest = 0, n_pos = 0, rc;
+	int n_pos = 0, rc;
 	kf_err err = { 0 };
 	struct kf_store *store = NULL;
 	struct kf_leaderboard *lb = NULL;
 	struct kf_report_opts ro;
 	kf_buf out = KF_BUF_INIT;
 
-	if (take_lists(argc, argv, rest, &n_rest, &l, &err) != KF_OK ||
-	    kf_cli_parse(n_rest, rest, opts, pos, 0, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, 0, &n_pos, &help, &err) != KF_OK)
 		goto fail;
 	if (help) {
 		print_help();
@@ -222,9 +183,9 @@ int kf_cmd_leaderboard(int argc, char **argv)
 	const char *db = kf_cli_db_path(st.db);
 	struct kf_lb_query q = { l.runs, l.n_runs, (const char *const *)l.tasks, l.n_tasks, st.backend, st.device,
 				 st.merge };
-	if (kf_store_open(db, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
+	if (kf_cli_open_db(db, true, &store, &err) != KF_OK || kf_leaderboard_build(store, &q, &lb, &err) != KF_OK)
 		goto fail;
-	if (lb->n_evals == 0) {
+	if (lb->n_groups == 0) {
 		no_match(&l, &st, db, &err);
 		goto fail;
 	}
@@ -240,6 +201,5 @@ done:
 	kf_leaderboard_free(lb);
 	kf_store_close(store);
 	lists_free(&l);
-	free(rest);
 	return rc;
 }

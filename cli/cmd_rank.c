@@ -27,16 +27,17 @@ static const char *const help_head =
 	"When the model keeps no verifier (a handful of candidates), the survivors that no verifier re-running\n"
 	"them failed are trusted. kforge run ranks its candidates the same way before each refinement round.\n"
 	"\n"
-	"  --task NAME   show only this task (the label model still pools the whole scope)\n"
+	"  -t, --task NAME  show only this task (the label model still pools the whole scope)\n"
 	"  --theta X     trust threshold for P(correct), in [0, 1] (default 0.5)\n"
 	"  --reverify    run the verifiers again even where votes are stored\n"
-	"  --json        print one JSON object (scope, theta, fit_id, label_model, tasks[].candidates[])\n"
+	"  -j, --json    print one JSON object (scope, theta, fit_id, label_model, tasks[].candidates[])\n"
 	"  --evidence    with --json: each vote's evidence too\n"
 	"  --db PATH     database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  --llm-judge MODEL  also ask MODEL whether each candidate that passed the gates is correct (the\n"
 	"                llm_judge verifier; prompt in prompts/llm_judge.md; asked again only for candidates it\n"
 	"                has not judged). Endpoint: --llm-base-url (an OpenAI-compatible server) or the public\n"
 	"                API of --llm-provider (default openai; the key from OPENAI_API_KEY or ANTHROPIC_API_KEY)\n"
+	"  -h, --help    print this help\n"
 	"\n"
 	"Verifiers (pass +, fail x, abstain .):\n";
 
@@ -171,17 +172,22 @@ int kf_cmd_rank(int argc, char **argv)
 {
 	const char *db = NULL, *task = NULL, *theta = NULL, *llm = NULL, *llm_url = NULL, *llm_provider = NULL;
 	bool json = false, evidence = false, reverify = false, help = false;
-	const struct kf_opt opts[] = {
-		{ "db", true, &db, NULL },		{ "task", true, &task, NULL },
-		{ "theta", true, &theta, NULL },	{ "json", false, NULL, &json },
-		{ "evidence", false, NULL, &evidence }, { "reverify", false, NULL, &reverify },
-		{ "llm-judge", true, &llm, NULL },	{ "llm-base-url", true, &llm_url, NULL },
-		{ "llm-provider", true, &llm_provider, NULL }, { NULL, false, NULL, NULL },
+	const struct kf_cli_opt opts[] = {
+		{ .name = "db", .arg = KF_CLI_VALUE, .value = &db },
+		{ .name = "task", .short_name = 't', .arg = KF_CLI_VALUE, .value = &task },
+		{ .name = "theta", .arg = KF_CLI_VALUE, .value = &theta },
+		{ .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
+		{ .name = "evidence", .arg = KF_CLI_SWITCH, .flag = &evidence },
+		{ .name = "reverify", .arg = KF_CLI_SWITCH, .flag = &reverify },
+		{ .name = "llm-judge", .arg = KF_CLI_VALUE, .value = &llm },
+		{ .name = "llm-base-url", .arg = KF_CLI_VALUE, .value = &llm_url },
+		{ .name = "llm-provider", .arg = KF_CLI_VALUE, .value = &llm_provider },
+		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };
-	if (kf_cli_parse(argc, argv, opts, pos, KF_CLI_MAX_POSITIONAL, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, KF_CLI_MAX_POSITIONAL, &n_pos, &help, &err) != KF_OK)
 		return kf_cli_fail(&err);
 	if (help) {
 		print_help();
@@ -209,7 +215,7 @@ int kf_cmd_rank(int argc, char **argv)
 	ro.reverify = reverify;
 	struct kf_store *store = NULL;
 	struct kf_ranking *r = NULL;
-	int rc = kf_store_open(kf_cli_db_path(db), &store, &err);
+	int rc = kf_cli_open_db(kf_cli_db_path(db), true, &store, &err);
 	if (rc == KF_OK)
 		rc = kf_ranking_build(store, &ro, &r, &err);
 	if (rc == KF_OK && task && r->n == 0)

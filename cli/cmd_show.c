@@ -22,10 +22,13 @@ static const char *const help_text =
 	"is recorded) and the most frequent errors of failed requests. `kforge leaderboard --run RUN_ID`\n"
 	"ranks the run's judged candidates against other sources instead.\n"
 	"\n"
-	"  --run RUN_ID a run's summary instead of a submission\n"
-	"  --db PATH    database (default: $KFORGE_DB, else ./kforge.db)\n"
-	"  --json       print JSON\n"
+	"  -r, --run RUN_ID  a run's summary instead of a submission\n"
+	"  --db PATH         database (default: $KFORGE_DB, else ./kforge.db); never created by show\n"
+	"  -j, --json        print JSON\n"
+	"  -h, --help        print this help\n"
 	"\n"
+	"Exit codes: 0 ok, 2 usage or input error (no such submission or run, no such database),\n"
+	"3 internal error.\n"
 	"Examples: kforge show 3 --json\n"
 	"          kforge show --run 1\n";
 
@@ -85,12 +88,14 @@ int kf_cmd_show(int argc, char **argv)
 {
 	const char *db = NULL, *run = NULL;
 	bool json = false, help = false;
-	const struct kf_opt opts[] = { { "db", true, &db, NULL }, { "run", true, &run, NULL }, { "json", false, NULL, &json },
-				       { NULL, false, NULL, NULL } };
+	const struct kf_cli_opt opts[] = { { .name = "db", .arg = KF_CLI_VALUE, .value = &db },
+					   { .name = "run", .short_name = 'r', .arg = KF_CLI_VALUE, .value = &run },
+					   { .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
+					   { .name = NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };
-	if (kf_cli_parse(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, 1, &n_pos, &help, &err) != KF_OK)
 		return kf_cli_fail(&err);
 	if (help) {
 		fputs(help_text, stdout);
@@ -105,14 +110,14 @@ int kf_cmd_show(int argc, char **argv)
 		return kf_cli_fail(&err);
 	struct kf_store *store = NULL;
 	if (run) {
-		int rc = kf_store_open(kf_cli_db_path(db), &store, &err);
+		int rc = kf_cli_open_db(kf_cli_db_path(db), true, &store, &err);
 		if (rc == KF_OK)
 			rc = show_run(store, id, json, &err);
 		kf_store_close(store);
 		return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
 	}
 	cJSON *c = NULL;
-	if (kf_store_open(kf_cli_db_path(db), &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
+	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
 		kf_store_close(store);
 		return kf_cli_fail(&err);
 	}

@@ -12,18 +12,21 @@ static const char *const help_text =
 	"usage: kforge tasks [--suite DIR] [--json] [--check] [--db PATH]\n"
 	"\n"
 	"Lists every task under the task directory (--suite DIR, else $KFORGE_TASKS, else tasks/ in\n"
-	"kforge's home): name, level, the CPU entry point, and the benchmark shapes. Every error of every\n"
+	"kforge's home): name, level and the CPU entry point (--json adds the signature of every backend\n"
+	"and the benchmark shapes). Every error of every\n"
 	"broken task file is reported, one FILE:FIELD: reason line each, and the exit code is then 2;\n"
 	"the other tasks are still listed (and checked).\n"
 	"\n"
-	"  --json    print a JSON array of tasks (name, level, description, signature per backend, shapes)\n"
-	"  --suite DIR  the task suite to read (a folder of levelN/ folders); reference and oracle paths\n"
-	"            of its specs are found under kforge's home or, failing that, under DIR\n"
-	"  --check   also verify each task is well posed: zeros, a constant and a copy of an input must\n"
-	"            fail its tolerance, and its output must depend on its inputs (compiles the oracles);\n"
-	"            an ill-posed task is reported and the check goes on with the next\n"
-	"  --db PATH accepted for symmetry with the other commands; tasks reads no database\n"
+	"  -j, --json    print a JSON array of tasks (name, level, description, signature per backend, shapes)\n"
+	"  --suite DIR   the task suite to read (a folder of levelN/ folders); reference and oracle paths\n"
+	"                of its specs are found under kforge's home or, failing that, under DIR\n"
+	"  --check       also verify each task is well posed: zeros, a constant and a copy of an input must\n"
+	"                fail its tolerance, and its output must depend on its inputs (compiles the oracles);\n"
+	"                an ill-posed task is reported and the check goes on with the next\n"
+	"  --db PATH     accepted for symmetry with the other commands; tasks reads no database\n"
+	"  -h, --help    print this help\n"
 	"\n"
+	"Exit codes: 0 ok, 2 some task is broken or ill-posed (or a usage error), 3 internal error.\n"
 	"Example: kforge tasks --json\n";
 
 static cJSON *shape_obj(const struct kf_task *t, const struct kf_shape *s)
@@ -69,13 +72,15 @@ int kf_cmd_tasks(int argc, char **argv)
 {
 	const char *db = NULL, *suite = NULL;
 	bool json = false, check = false, help = false;
-	const struct kf_opt opts[] = { { "json", false, NULL, &json }, { "check", false, NULL, &check },
-				       { "db", true, &db, NULL },      { "suite", true, &suite, NULL },
-				       { NULL, false, NULL, NULL } };
+	const struct kf_cli_opt opts[] = { { .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
+					   { .name = "check", .arg = KF_CLI_SWITCH, .flag = &check },
+					   { .name = "db", .arg = KF_CLI_VALUE, .value = &db },
+					   { .name = "suite", .arg = KF_CLI_VALUE, .value = &suite },
+					   { .name = NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };
-	if (kf_cli_parse(argc, argv, opts, pos, 0, &n_pos, &help, &err) != KF_OK)
+	if (kf_cli_parse_opts(argc, argv, opts, pos, 0, &n_pos, &help, &err) != KF_OK)
 		return kf_cli_fail(&err);
 	if (help) {
 		fputs(help_text, stdout);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,26 @@ void kf_rm_rf(const char *path)
 	}
 }
 
+/* The directory holding the running executable, in out; false when /proc cannot say. */
+static bool exe_dir(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return true;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 const char *kf_home(void)
 {
 	static char home[PATH_MAX];
@@ -155,15 +176,19 @@ const char *kf_home(void)
 		snprintf(home, sizeof home, "%s", env);
 		return home;
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
+	char exe[PATH_MAX], probe[PATH_MAX + sizeof KF_INSTALLED_DATA_DIR + sizeof "/tasks"];
+	if (!exe_dir(exe, sizeof exe)) {
 		snprintf(home, sizeof home, ".");
 		return home;
 	}
-	exe[n] = '\0';
-	/* <home>/build/<exe> or <home>/build/<sub>/<exe>: climb to the directory above build/ */
-	char *slash = strrchr(exe, '/');
+	/* Installed: <prefix>/bin/kforge beside <prefix>/share/kforge (make install). */
+	snprintf(probe, sizeof probe, "%s/" KF_INSTALLED_DATA_DIR "/tasks", exe);
+	if (is_dir(probe)) {
+		snprintf(home, sizeof home, "%s/" KF_INSTALLED_DATA_DIR, exe);
+		return home;
+	}
+	/* The source tree: <home>/build/<exe> or <home>/build/<sub>/<exe>: the directory above build/. */
+	char *slash = exe + strlen(exe);
 	while (slash && slash != exe) {
 		*slash = '\0';
 		const char *last = strrchr(exe, '/');
@@ -178,6 +203,36 @@ const char *kf_home(void)
 	return home;
 }
 
+int kf_libexec_path(const char *name, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	if (!exe_dir(dir, sizeof dir))
+		return -1;
+	/* Beside the executable (build/), one level up (build/bench/, build/asan/ programs use their own
+	 * build folder's), or installed: <prefix>/bin/kforge and <prefix>/libexec/kforge/. */
+	snprintf(out, len, "%s/%s", dir, name);
+	if (access(out, F_OK) == 0)
+		return 0;
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		snprintf(out, len, "%s/%s", dir, name);
+		if (access(out, F_OK) == 0)
+			return 0;
+		snprintf(out, len, "%s/" KF_INSTALLED_LIBEXEC_DIR "/%s", dir, name);
+		if (access(out, F_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* A cache directory that exists or can be made, and that kforge may write. */
+static bool usable_dir(const char *path)
+{
+	kf_err ignored;
+	return kf_mkdir_p(path, &ignored) == KF_OK && access(path, W_OK | X_OK) == 0;
+}
+
 const char *kf_cache_dir(void)
 {
 	static char dir[PATH_MAX];
@@ -186,13 +241,16 @@ const char *kf_cache_dir(void)
 	const char *env = getenv("KFORGE_CACHE");
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	if (env && *env)
+	/* An explicit KFORGE_CACHE is used as given (an error later names it); the defaults fall
+	 * through to the next when unusable (HOME=/nonexistent, a read-only home). */
+	if (env && *env) {
 		snprintf(dir, sizeof dir, "%s", env);
-	else if (xdg && *xdg)
-		snprintf(dir, sizeof dir, "%s/kforge", xdg);
-	else if (home && *home)
-		snprintf(dir, sizeof dir, "%s/.cache/kforge", home);
-	else
-		snprintf(dir, sizeof dir, "/tmp/kforge-cache-%ld", (long)getuid());
+		return dir;
+	}
+	if (xdg && *xdg && snprintf(dir, sizeof dir, "%s/kforge", xdg) < (int)sizeof dir && usable_dir(dir))
+		return dir;
+	if (home && *home && snprintf(dir, sizeof dir, "%s/.cache/kforge", home) < (int)sizeof dir && usable_dir(dir))
+		return dir;
+	snprintf(dir, sizeof dir, "/tmp/kforge-cache-%ld", (long)getuid());
 	return dir;
 }

@@ -204,12 +204,16 @@ static const char *const migrations[] = {
 /* Timing samples are int64 nanoseconds; this is the first double past INT64_MAX. */
 #define NS_LIMIT 0x1p63
 
-/* A missing or unreadable database file is the user's to fix; anything else is the environment. */
+/* A missing, unreadable, read-only or damaged database file is the user's to fix (exit 2); anything
+ * else is the environment. */
 static enum kf_code code_of(int rc)
 {
 	switch (PRIMARY_CODE(rc)) {
 	case SQLITE_NOTADB:
 	case SQLITE_CANTOPEN:
+	case SQLITE_CORRUPT:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
 		return KF_EINPUT;
 	default:
 		return KF_EINTERNAL;
@@ -895,7 +899,7 @@ void kf_store_utc_now(char out[KF_STORE_TIMESTAMP_LEN])
 
 int kf_store_fail(sqlite3 *db, kf_err *err, const char *what)
 {
-	return kf_errf(err, KF_EINTERNAL, "%s: %s", what, sqlite3_errmsg(db));
+	return kf_errf(err, code_of(sqlite3_extended_errcode(db)), "%s: %s", what, sqlite3_errmsg(db));
 }
 
 char *kf_store_column_text(sqlite3_stmt *st, int col)

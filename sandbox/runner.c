@@ -27,6 +27,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/fs.h"
 #include "common/text.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/jail.h"
@@ -81,26 +82,18 @@ static const char *phase_name(int phase)
 	}
 }
 
-/* The runner program sits beside the kforge executable (build/), or one level up for
- * programs in build/ subfolders (benchmarks, sanitizer builds use their own build dir). */
+/* The runner program sits beside the kforge executable (build/), one level up for programs in
+ * build/ subfolders (benchmarks, sanitizer builds), or in <prefix>/libexec/kforge once installed. */
 static int runner_path(enum kf_backend b, char *out, size_t len, kf_err *err)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return kf_errno(err, KF_EINTERNAL, "cannot locate the kforge executable");
-	exe[n] = '\0';
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(out, len, "%s/kforge-runner-%s", exe, kf_backend_name(b));
-		if (access(out, X_OK) == 0)
-			return KF_OK;
-	}
-	return kf_errf(err, KF_EINTERNAL, "the %s runner kforge-runner-%s is missing beside the kforge executable (run make)",
-		       kf_backend_name(b), kf_backend_name(b));
+	char name[64];
+	snprintf(name, sizeof name, "kforge-runner-%s", kf_backend_name(b));
+	if (kf_libexec_path(name, out, len) == 0 && access(out, X_OK) == 0)
+		return KF_OK;
+	return kf_errf(err, KF_EINTERNAL,
+		       "the %s runner %s is missing beside the kforge executable and in ../libexec/kforge (run make, "
+		       "or make install)",
+		       kf_backend_name(b), name);
 }
 
 /* Reads one whole message before the deadline; *done_ns is the judge's clock when it was

@@ -1,14 +1,25 @@
-/* The kforge command line as a user meets it: --help for every subcommand, one-line errors with
- * exit code 2 for bad usage, bad input files and malformed task specs, `kforge tasks`, and the
- * starter examples judged `ok` end to end with every contract field of `submit --json` filled and
- * the submission readable back through `kforge show`. */
+/* The kforge command line as a user meets it: --help for every subcommand, getopt_long conventions
+ * (abbreviations, short options, --version), one-line errors with the documented exit codes for bad
+ * usage, bad input files, damaged databases and malformed task specs, `kforge tasks`, the text
+ * report of `submit` (the compiler's messages against the user's file, warnings, progress on a
+ * terminal only), and the starter examples judged `ok` end to end with every contract field of
+ * `submit --json` filled and the submission readable back through `kforge show`. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fs.h"
+#include "common/version.h"
+#include "db/store.h"
 #include "tests/support/cli.h"
 
 #define QUICK_TIMEOUT_S 30.0   /* anything that judges no kernel */
@@ -18,6 +29,8 @@
 #define SPEEDUP_REL_TOL 0.01   /* speedup must be ref_time_ms / time_ms to within this */
 #define EXCERPT "%.400s"
 #define SPEC_MAX_BYTES (1u << 20)
+#define TERMINAL_POLL_MS 50     /* how often the pseudo-terminal is read while kforge runs */
+#define KFORGE_BINARY_MAX (256u << 20) /* a copy of the kforge program is read whole */
 
 static const char *const starter_tasks[] = { "vector_add", "softmax_rows", "layernorm_bf16", "matmul_bf16" };
 #define N_STARTER (sizeof starter_tasks / sizeof starter_tasks[0])
@@ -185,8 +198,18 @@ Test(cli, submit_names_a_directory_given_as_the_file)
 	expect_input_error(args, NULL, strrchr(tmpdir, '/') + 1);
 }
 
+/* An empty kforge database at db (commands that only read never create one). */
+static void create_db(void)
+{
+	struct kf_store *s;
+	kf_err err;
+	cr_assert_eq(kf_store_open(db, &s, &err), KF_OK, "%s", err.msg);
+	kf_store_close(s);
+}
+
 Test(cli, show_of_an_unknown_id_is_an_input_error)
 {
+	create_db();
 	const char *args[] = { "show", "424242", "--db", db, NULL };
 	expect_input_error(args, NULL, "424242");
 }
@@ -205,6 +228,7 @@ Test(cli, show_without_an_id_is_a_usage_error)
 
 Test(cli, show_of_a_run_with_no_evaluated_candidate_is_an_input_error)
 {
+	create_db();
 	const char *args[] = { "show", "--run", "424242", "--db", db, NULL };
 	expect_input_error(args, NULL, "424242");
 }
@@ -492,4 +516,335 @@ Test(cli, judges_the_layernorm_bf16_example_ok, .timeout = TEST_TIMEOUT_S)
 Test(cli, judges_the_matmul_bf16_example_ok, .timeout = TEST_TIMEOUT_S)
 {
 	submit_example("matmul_bf16");
+}
+
+/* ---- option conventions (getopt_long) ---- */
+
+Test(cli, version_is_printed_by_both_spellings)
+{
+	const char *const spellings[] = { "--version", "-V" };
+	char expected[64];
+	snprintf(expected, sizeof expected, "kforge %s\n", KF_VERSION_STRING);
+	for (int i = 0; i < 2; i++) {
+		const char *args[] = { spellings[i], NULL };
+		const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+		cr_expect_eq(r->exit_code, 0, "%s: exit %d", spellings[i], r->exit_code);
+		cr_expect_str_eq(r->out, expected, "%s", spellings[i]);
+	}
+}
+
+Test(cli, every_command_answers_help_and_h_alike)
+{
+	const char *top[] = { "--help", NULL };
+	const struct kf_cli_result *r = run(top, NULL, QUICK_TIMEOUT_S);
+	char *listing = kf_xstrdup(r->out);
+	const char *const commands[] = { "tasks", "submit", "show", "run", "leaderboard", "export", "rank" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		char usage[64];
+		snprintf(usage, sizeof usage, "usage: kforge %s", commands[i]);
+		cr_expect(strstr(listing, commands[i]), "kforge --help does not list %s", commands[i]);
+		const char *long_form[] = { commands[i], "--help", NULL };
+		r = run(long_form, NULL, QUICK_TIMEOUT_S);
+		cr_expect_eq(r->exit_code, 0, "kforge %s --help: exit %d", commands[i], r->exit_code);
+		cr_expect(!strncmp(r->out, usage, strlen(usage)), "kforge %s --help: " EXCERPT, commands[i], r->out);
+		char *help = kf_xstrdup(r->out);
+		const char *short_form[] = { commands[i], "-h", NULL };
+		r = run(short_form, NULL, QUICK_TIMEOUT_S);
+		cr_expect_eq(r->exit_code, 0);
+		cr_expect_str_eq(r->out, help, "kforge %s -h differs from --help", commands[i]);
+		free(help);
+	}
+	free(listing);
+}
+
+Test(cli, an_unambiguous_abbreviation_is_the_option)
+{
+	const char *args[] = { "tasks", "--js", NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	cr_expect_eq(r->exit_code, 0, "stderr: " EXCERPT, r->err);
+	cr_expect(cJSON_IsArray(r->json), "--js is --json: " EXCERPT, r->out);
+}
+
+Test(cli, an_ambiguous_abbreviation_names_the_candidates)
+{
+	const char *args[] = { "rank", "all", "--llm", "x", "--db", db, NULL };
+	expect_input_error(args, NULL, "ambiguous");
+	cr_expect(strstr(result.err, "--llm-judge") && strstr(result.err, "--llm-base-url"), EXCERPT, result.err);
+}
+
+Test(cli, short_options_take_their_values_attached_or_apart)
+{
+	const char *apart[] = { "submit", "-t", "no_such_task", "--db", db, candidate, NULL };
+	expect_input_error(apart, NULL, "no_such_task");
+	const char *attached[] = { "submit", "-tno_such_task", "-b", "cpu", "--db", db, candidate, NULL };
+	expect_input_error(attached, NULL, "no_such_task");
+	const char *json[] = { "tasks", "-j", NULL };
+	const struct kf_cli_result *r = run(json, NULL, QUICK_TIMEOUT_S);
+	cr_expect(cJSON_IsArray(r->json), "-j is --json: " EXCERPT, r->out);
+}
+
+Test(cli, a_switch_given_a_value_is_a_usage_error)
+{
+	const char *args[] = { "tasks", "--json=yes", NULL };
+	expect_input_error(args, NULL, "takes no value");
+}
+
+Test(cli, a_double_dash_ends_the_options)
+{
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, "--", "--json", NULL };
+	expect_input_error(args, NULL, "--json"); /* the file named --json, which does not exist */
+}
+
+/* ---- exit codes (README "Exit codes", kforge(1)) ---- */
+
+Test(cli, help_documents_every_exit_code)
+{
+	const char *args[] = { "--help", NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	for (int code = 0; code <= 3; code++) {
+		char line[16];
+		snprintf(line, sizeof line, "\n  %d  ", code);
+		cr_expect(strstr(r->out, line), "kforge --help does not document exit code %d: " EXCERPT, code, r->out);
+	}
+}
+
+Test(cli, a_source_with_a_nul_byte_is_an_input_error)
+{
+	static const char text[] = "int kf_launch(const float *x, const float *y, float *out, int n)\n{ return 0; }\n";
+	char path[PATH_MAX + 16];
+	kf_err err;
+	snprintf(path, sizeof path, "%s/nul.c", tmpdir);
+	cr_assert_eq(kf_write_file(path, text, sizeof text, &err), KF_OK, "%s", err.msg); /* with its NUL */
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, path, NULL };
+	expect_input_error(args, NULL, "NUL byte");
+}
+
+Test(cli, a_damaged_database_is_an_input_error)
+{
+	create_db();
+	cr_assert_eq(truncate(db, 4096 + 100), 0, "truncating %s", db);
+	const char *args[] = { "show", "1", "--db", db, NULL };
+	expect_input_error(args, NULL, db);
+	char junk[PATH_MAX + 16];
+	kf_err err;
+	snprintf(junk, sizeof junk, "%s/junk.db", tmpdir);
+	cr_assert_eq(kf_write_file(junk, "random bytes, not SQLite\n", 25, &err), KF_OK, "%s", err.msg);
+	const char *random_bytes[] = { "show", "1", "--db", junk, NULL };
+	expect_input_error(random_bytes, NULL, "not a SQLite database");
+}
+
+Test(cli, show_never_creates_a_database)
+{
+	const char *args[] = { "show", "1", "--db", db, NULL };
+	expect_input_error(args, NULL, "no database");
+	cr_expect_neq(access(db, F_OK), 0, "kforge show created %s", db);
+	const char *run_args[] = { "show", "--run", "1", "--db", db, NULL };
+	expect_input_error(run_args, NULL, "no database");
+	cr_expect_neq(access(db, F_OK), 0, "kforge show --run created %s", db);
+}
+
+Test(cli, a_backend_that_cannot_run_here_records_no_submission, .timeout = TEST_TIMEOUT_S)
+{
+	const char *args[] = { "submit", "--task", "vector_add", "--backend", "cuda", "--db", db, candidate, NULL };
+	const struct kf_cli_result *r = run(args, NULL, JUDGE_LIMIT_S);
+	if (r->exit_code != KF_EINPUT)
+		cr_skip_test("the cuda backend runs on this machine (exit %d)", r->exit_code);
+	cr_expect(kf_cli_is_one_error_line(r), EXCERPT, r->err);
+	const char *show[] = { "show", "1", "--db", db, NULL };
+	expect_input_error(show, NULL, "no submission with id 1");
+}
+
+/* ---- the text report of submit ---- */
+
+static const char syntax_error[] = "int kf_launch(const float *x, const float *y, float *out, int n)\n"
+				   "{\n"
+				   "\tfor (int i = 0; i < n; i++)\n"
+				   "\t\tout[i] = x[i] + y[i]\n"
+				   "\treturn 0;\n"
+				   "}\n";
+
+static void write_kernel(const char *name, const char *text, char path[PATH_MAX + 64])
+{
+	kf_err err;
+	snprintf(path, PATH_MAX + 64, "%s/%s", tmpdir, name);
+	cr_assert_eq(kf_write_file(path, text, strlen(text), &err), KF_OK, "%s", err.msg);
+}
+
+Test(cli, a_compile_error_names_the_users_file_and_line, .timeout = TEST_TIMEOUT_S)
+{
+	char path[PATH_MAX + 64];
+	write_kernel("my_kernel.c", syntax_error, path);
+	/* A home that does not exist: the compile cache falls back to /tmp and the submission goes on. */
+	const char *env[] = { "HOME=/nonexistent", "XDG_CACHE_HOME=", "KFORGE_CACHE=", NULL };
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, path, NULL };
+	const struct kf_cli_result *r = run(args, env, JUDGE_LIMIT_S);
+	cr_expect_eq(r->exit_code, KF_EREJECT, "exit %d; stderr: " EXCERPT, r->exit_code, r->err);
+	cr_expect(strstr(r->out, "compile_error"), EXCERPT, r->out);
+	char where[PATH_MAX + 80];
+	snprintf(where, sizeof where, "%s:4:", path);
+	cr_expect(strstr(r->out, where) && strstr(r->out, "error:"), "the error is not placed in %s: " EXCERPT, where,
+		  r->out);
+	cr_expect_null(strstr(r->out, "candidate.c"), "the jail's file name leaks: " EXCERPT, r->out);
+	cr_expect_eq(r->err_len, 0, "nothing on stderr when it is not a terminal: " EXCERPT, r->err);
+}
+
+Test(cli, every_compiler_warning_is_reported_against_the_users_file, .timeout = TEST_TIMEOUT_S)
+{
+	static const char warns[] = "int kf_launch(const float *x, const float *y, float *out, int n)\n"
+				    "{\n"
+				    "\tint bits = (int)x; /* a cast from a pointer to a narrower integer */\n"
+				    "\tfor (int i = 0; i < n; i++)\n"
+				    "\t\tout[i] = x[i] + y[i];\n"
+				    "\treturn bits & 0;\n"
+				    "}\n";
+	char path[PATH_MAX + 64];
+	write_kernel("warns.c", warns, path);
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, path, NULL };
+	const struct kf_cli_result *r = run(args, NULL, JUDGE_LIMIT_S);
+	cr_expect_eq(r->exit_code, 0, "exit %d; stdout " EXCERPT "; stderr " EXCERPT, r->exit_code, r->out, r->err);
+	char where[PATH_MAX + 80];
+	snprintf(where, sizeof where, "%s:3:", path);
+	cr_expect(strstr(r->out, where) && strstr(r->out, "warning:"), "no warning placed in %s: " EXCERPT, where,
+		  r->out);
+}
+
+/* Reads what the terminal holds now (master is non-blocking). */
+static void drain(int master, kf_buf *out)
+{
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(master, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			kf_buf_add(out, chunk, (size_t)n);
+}
+
+/* Runs kforge with its stderr on a pseudo-terminal; returns what the terminal showed. The test keeps
+ * the terminal's other end open too, so reading it never ends early (EIO) while kforge still runs. */
+static char *run_on_a_terminal(const char *const *args)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	cr_assert_geq(master, 0, "posix_openpt");
+	cr_assert(grantpt(master) == 0 && unlockpt(master) == 0, "setting up the pseudo-terminal");
+	const char *slave_name = ptsname(master);
+	cr_assert_not_null(slave_name);
+	int slave = open(slave_name, O_RDWR | O_NOCTTY);
+	cr_assert_geq(slave, 0, "opening %s", slave_name);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(slave, STDERR_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(127);
+		const char *argv[16] = { kf_cli_kforge_path() };
+		for (int i = 0; args[i] && i < 14; i++)
+			argv[i + 1] = args[i];
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	kf_buf out = KF_BUF_INIT;
+	int status = 0;
+	for (;;) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		poll(&p, 1, TERMINAL_POLL_MS);
+		drain(master, &out);
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	drain(master, &out);
+	close(slave);
+	close(master);
+	cr_expect(WIFEXITED(status), "kforge did not exit by itself");
+	return out.data ? kf_buf_detach(&out) : kf_xstrdup("");
+}
+
+Test(cli, submit_shows_its_stages_on_a_terminal, .timeout = TEST_TIMEOUT_S)
+{
+	char path[PATH_MAX + 64];
+	write_kernel("my_kernel.c", syntax_error, path);
+	const char *args[] = { "submit", "--task", "vector_add", "--db", db, path, NULL };
+	char *shown = run_on_a_terminal(args);
+	size_t len = strlen(shown);
+	const char *tail = shown + (len > 400 ? len - 400 : 0);
+	/* Stages shorter than the display's tick may never be drawn (a cached compile): any stage will do. */
+	const char *const stages[] = { "loading the task", "measuring the machine", "compiling", "recording" };
+	bool staged = false;
+	for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+		char line[64];
+		snprintf(line, sizeof line, "\r\033[Kkforge: %s... ", stages[i]);
+		staged = staged || strstr(shown, line);
+	}
+	cr_expect(staged, "no progress line: ...\"%s\"", tail);
+	cr_expect(strstr(shown, " s\r"), "no elapsed time: ...\"%s\"", tail);
+	cr_expect(len >= 4 && !strcmp(shown + len - 4, "\r\033[K"), "the line is not cleared at the end: ...\"%s\"",
+		  tail);
+	free(shown);
+}
+
+/* Every option a command's --help describes is in its usage lines too (the long name, or the short
+ * form the usage shows), so the first lines of --help are the whole synopsis. */
+Test(cli, every_usage_line_shows_every_option)
+{
+	const char *const commands[] = { "tasks", "submit", "show", "leaderboard", "export", "rank" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		const char *args[] = { commands[i], "--help", NULL };
+		const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+		const char *blank = strstr(r->out, "\n\n");
+		cr_assert_not_null(blank, "kforge %s --help has no usage paragraph", commands[i]);
+		char *usage = kf_xstrdup(r->out);
+		usage[blank - r->out] = '\0';
+		for (const char *line = r->out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			char shorts[3] = "", name[64];
+			const char *o = line;
+			if (!strncmp(o, "  -", 3) && o[3] != '-' && !strncmp(o + 4, ", --", 4)) {
+				snprintf(shorts, sizeof shorts, "%.2s", o + 2);
+				o += 6;
+			} else if (!strncmp(o, "  --", 4)) {
+				o += 2;
+			} else {
+				continue;
+			}
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(o, " =\n"), o);
+			if (!strcmp(name, "--help"))
+				continue;
+			cr_expect(strstr(usage, name) || (shorts[0] && strstr(usage, shorts)),
+				  "the usage of kforge %s omits %s: %s", commands[i], name, usage);
+		}
+		free(usage);
+	}
+}
+
+Test(cli, help_documents_the_environment)
+{
+	const char *args[] = { "--help", NULL };
+	const struct kf_cli_result *r = run(args, NULL, QUICK_TIMEOUT_S);
+	const char *const vars[] = { "KFORGE_DB", "KFORGE_HOME", "KFORGE_TASKS", "KFORGE_PROMPTS", "KFORGE_CACHE",
+				     "KFORGE_CC" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		cr_expect(strstr(r->out, vars[i]), "kforge --help does not document %s", vars[i]);
+}
+
+Test(cli, kforges_own_fault_is_exit_3, .timeout = TEST_TIMEOUT_S)
+{
+	/* A kforge copied away from its runner (no build/, no ../libexec/kforge beside it). */
+	char lone[PATH_MAX + 16], *binary = NULL;
+	size_t len = 0;
+	kf_err err;
+	snprintf(lone, sizeof lone, "%s/kforge", tmpdir);
+	cr_assert_eq(kf_read_file(kf_cli_kforge_path(), KFORGE_BINARY_MAX, &binary, &len, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_write_file(lone, binary, len, &err), KF_OK, "%s", err.msg);
+	free(binary);
+	cr_assert_eq(chmod(lone, 0755), 0);
+	char command[PATH_MAX * 4];
+	snprintf(command, sizeof command,
+		 "KFORGE_HOME='%s' '%s' submit --task vector_add --db '%s' '%s' > /dev/null 2> '%s/err'", kf_home(), lone,
+		 db, candidate, tmpdir);
+	int status = system(command);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == KF_EINTERNAL, "a kforge without its runner: exit %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	char errpath[PATH_MAX + 16], *msg = NULL;
+	snprintf(errpath, sizeof errpath, "%s/err", tmpdir);
+	cr_assert_eq(kf_read_file(errpath, SPEC_MAX_BYTES, &msg, &len, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(msg, "kforge-runner-cpu") && strstr(msg, "libexec"), "the error does not say what is missing: %s",
+		  msg);
+	free(msg);
 }

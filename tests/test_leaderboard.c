@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "common/buf.h"
@@ -503,6 +504,84 @@ Test(leaderboard, merged_leaderboard_scores_every_task_backend_device_triple)
 	kf_leaderboard_free(lb);
 }
 
+/* Run 1 was asked for four tasks: layernorm_bf16 got no judged candidate (a stopped run's unsolved task);
+ * run 3 (model-y) recorded no candidate at all. */
+static void add_run_tasks(void)
+{
+	struct kf_store *s = open_store();
+	char h[KF_SHA256_HEX_LEN];
+	const char *const tasks[] = { "vector_add", "softmax_rows", "matmul_bf16", "layernorm_bf16" };
+	for (int i = 0; i < 4; i++) {
+		put_task(s, tasks[i], h);
+		char sql[512];
+		snprintf(sql, sizeof sql, "INSERT INTO run_tasks (run_id, position, task, task_hash) VALUES (%d, %d, '%s', '%s')",
+			 RUN_CPU, i, tasks[i], h);
+		exec_sql(s, sql);
+		if (i < 2) {
+			snprintf(sql, sizeof sql,
+				 "INSERT INTO run_tasks (run_id, position, task, task_hash) VALUES (3, %d, '%s', '%s')", i,
+				 tasks[i], h);
+			exec_sql(s, sql);
+		}
+	}
+	kf_store_close(s);
+}
+
+Test(leaderboard, a_run_task_with_no_judged_candidate_is_a_row_with_no_result)
+{
+	fill_fixture();
+	add_run_tasks();
+	const int64_t run[] = { RUN_CPU };
+	struct kf_lb_query q = { .run_ids = run, .n_run_ids = 1 };
+	struct kf_leaderboard *lb = build(&q);
+	cr_assert_eq(lb->n_groups, 1);
+	const struct kf_lb_group *g = group_on(lb, CPU_A);
+	cr_expect_eq(g->n_cells, 4, "every task of the run is in scope, judged or not");
+	const struct kf_lb_row *r = row_of(g, MODEL, "layernorm_bf16");
+	cr_expect_null(r->selected);
+	cr_expect_null(r->verdict, "no candidate: no verdict");
+	cr_expect_eq(r->n_candidates, 0);
+	cr_expect(isnan(r->time_ms) && isnan(r->speedup));
+	const struct kf_lb_summary *m = summary_of(g, MODEL);
+	cr_expect_eq(m->n_tasks, 4);
+	cr_expect_eq(m->n_correct, 3);
+	cr_expect_float_eq(m->fast_p[0], 3.0 / 4, EPS, "the unjudged task counts as a failure");
+	cr_expect_float_eq(m->tokens, 1000 + 500 + 2000 + 700, EPS);
+	kf_leaderboard_free(lb);
+
+	const char *tasks[] = { "layernorm_bf16" };
+	struct kf_lb_query one = { .run_ids = run, .n_run_ids = 1, .tasks = tasks, .n_tasks = 1 };
+	lb = build(&one);
+	cr_assert_eq(lb->n_groups, 1, "--task keeps the run's task that nothing was judged for");
+	cr_expect_eq(lb->n_evals, 0);
+	cr_expect_eq(lb->groups[0].n_rows, 1);
+	kf_leaderboard_free(lb);
+}
+
+Test(leaderboard, a_run_with_nothing_judged_still_has_its_rows)
+{
+	fill_fixture();
+	add_run_tasks();
+	const int64_t run[] = { 3 };
+	struct kf_lb_query q = { .run_ids = run, .n_run_ids = 1 };
+	struct kf_leaderboard *lb = build(&q);
+	cr_assert_eq(lb->n_groups, 1);
+	cr_expect_str_eq(lb->groups[0].backend, "cpu");
+	cr_expect_str_eq(lb->groups[0].device, KF_LB_UNKNOWN_DEVICE);
+	cr_expect_eq(lb->groups[0].n_rows, 2);
+	const struct kf_lb_summary *y = summary_of(&lb->groups[0], "model-y");
+	cr_expect_eq(y->n_correct, 0);
+	cr_expect_float_eq(y->pass_at_1, 0.0, EPS);
+	cr_expect_float_eq(y->tokens, 9999 + 9999, EPS, "the run's requests still count");
+	kf_leaderboard_free(lb);
+
+	struct kf_lb_query merged = { .run_ids = run, .n_run_ids = 1, .merge = true };
+	lb = build(&merged);
+	cr_assert_eq(lb->n_groups, 1);
+	cr_expect_eq(lb->groups[0].n_cells, 2);
+	kf_leaderboard_free(lb);
+}
+
 Test(leaderboard, filters_by_run_task_backend_and_device)
 {
 	fill_fixture();
@@ -799,6 +878,13 @@ Test(leaderboard, cli_rejects_bad_usage_with_one_line_and_exit_2)
 	expect_usage_error(nothing, "matches");
 	char empty[PATH_MAX + 16];
 	snprintf(empty, sizeof empty, "%s/empty.db", dir);
+	const char *missing_db[] = { "leaderboard", "--db", empty, NULL };
+	expect_usage_error(missing_db, "no database");
+	cr_expect_neq(access(empty, F_OK), 0, "a read-only command created the database %s", empty);
+	struct kf_store *s;
+	kf_err err;
+	cr_assert_eq(kf_store_open(empty, &s, &err), KF_OK, "%s", err.msg);
+	kf_store_close(s);
 	const char *fresh[] = { "leaderboard", "--db", empty, NULL };
 	expect_usage_error(fresh, "no evaluation");
 	const char *export_run[] = { "export", "7", "--db", db_path, "--out", dir, NULL };
@@ -912,4 +998,17 @@ Test(leaderboard, export_all_nests_colliding_names_and_never_leaves_the_director
 	code = read_text(path);
 	cr_expect_str_eq(code, "/* e1 */", "a source named ../../escape stays inside the export directory");
 	free(code);
+}
+
+Test(leaderboard, cli_shows_the_unjudged_tasks_of_a_run)
+{
+	fill_fixture();
+	add_run_tasks();
+	const char *args[] = { "leaderboard", "--run", "3", "--format", "csv", "--db", db_path, NULL };
+	struct kf_cli_result r;
+	run_cli(args, &r);
+	cr_expect_eq(r.exit_code, 0, "exit %d: " EXCERPT, r.exit_code, r.err);
+	cr_expect(strstr(r.out, ",model-y,vector_add,cpu,unknown,,") && strstr(r.out, ",model-y,softmax_rows,cpu,unknown,,"),
+		  "a row with no result per task: " EXCERPT, r.out);
+	kf_cli_result_free(&r);
 }

@@ -290,22 +290,10 @@ static const struct kf_area_ops *load_cuda_ops(kf_err *err)
 	static const struct kf_area_ops *ops;
 	if (ops)
 		return ops;
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		kf_errno(err, KF_EINTERNAL, "cannot locate the kforge executable");
-		return NULL;
-	}
-	exe[n] = '\0';
-	/* Beside the executable, or one level up (benchmarks and sanitizer builds). */
-	for (int up = 0; up < 2 && !ops; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(path, sizeof path, "%s/%s", exe, KF_CUDA_LIB_NAME);
-		if (access(path, R_OK) != 0)
-			continue;
+	char path[PATH_MAX];
+	/* Beside the executable, one level up (benchmarks and sanitizer builds), or installed in
+	 * <prefix>/libexec/kforge. */
+	if (kf_libexec_path(KF_CUDA_LIB_NAME, path, sizeof path) == 0 && access(path, R_OK) == 0) {
 		void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 		if (!so) {
 			kf_errf(err, KF_EINPUT, "the cuda backend cannot be loaded on this machine: %s", dlerror());

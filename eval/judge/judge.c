@@ -238,6 +238,8 @@ static void phase_done(struct judge *j, const char *name, int64_t *t0)
 	int64_t now = kf_now_ns();
 	cJSON_AddNumberToObject(j->phases, name, kf_ns_to_ms(now - *t0));
 	*t0 = now;
+	if (j->o->on_phase)
+		j->o->on_phase(j->o->on_phase_ctx, name);
 }
 
 bool kf_judge_uses_oracle(const struct kf_task *t, const struct kf_shape *s)

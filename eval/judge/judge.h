@@ -39,6 +39,10 @@ struct kf_judge_opts {
 	double deadline_s;        /* wall limit of the whole evaluation (verdict timeout past it); 0 = none */
 	struct kf_store *store;   /* optional: lets measured ceilings be confirmed (kf_sol_confirm) */
 	struct kf_judge_session *session; /* optional: state kept between evaluations (see above) */
+	/* optional: called with each stage's name ("compile_ms", ... as in the result's phases) as it
+	 * ends, on the judging thread; a progress display (kforge submit on a terminal) follows it. */
+	void (*on_phase)(void *ctx, const char *phase);
+	void *on_phase_ctx;
 };
 
 /* Seeds stay below 2^53 so the JSON numbers that record them hold them exactly (--seed reproduces). */

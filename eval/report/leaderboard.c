@@ -18,8 +18,8 @@ const struct kf_lb_formula kf_lb_formulas[KF_LB_N_FORMULAS] = {
 	{ "candidates", "each candidate counts once per device, with its latest evaluation there" },
 	{ "groups", "one group per (backend, device), each ranked on its own; --merge pools them all into one "
 		    "group whose tasks are (task, backend, device) triples" },
-	{ "tasks_in_scope", "the tasks with at least one evaluated candidate in the group (after --run and --task); "
-			    "every source is scored on all of them" },
+	{ "tasks_in_scope", "the tasks with at least one evaluated candidate in the group (after --run and --task), "
+			    "and with --run every task of the runs, judged or not; every source is scored on all of them" },
 	{ "selected", "per (source, task, backend, device): among the candidates with verdict ok, those that "
 		      "kforge rank trusts (latest posterior P(correct) >= 0.5) first, then the lowest median time_ms; "
 		      "ties by lower IQR, then shorter source, then lower submission id" },
@@ -103,6 +103,18 @@ static const char usage_sql[] =
 	"SELECT sum(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)),"
 	"  CASE WHEN sum(status = 'done' AND cost_usd IS NULL) > 0 THEN NULL ELSE sum(cost_usd) END"
 	" FROM requests WHERE run_id IN (SELECT value FROM json_each(?1))";
+
+/* The tasks of the --run runs (in scope of ?2 tasks and ?3 backend), each with every source that the
+ * run's candidates were recorded under (the run's model when it recorded none). */
+static const char run_tasks_sql[] =
+	"WITH src AS (SELECT DISTINCT run_id, submitter FROM candidates"
+	"  WHERE run_id IN (SELECT value FROM json_each(?1)))"
+	" SELECT r.id, COALESCE(s.submitter, r.model), rt.task, r.backend"
+	" FROM runs r JOIN run_tasks rt ON rt.run_id = r.id LEFT JOIN src s ON s.run_id = r.id"
+	" WHERE r.id IN (SELECT value FROM json_each(?1))"
+	"  AND (?2 IS NULL OR rt.task IN (SELECT value FROM json_each(?2)))"
+	"  AND (?3 IS NULL OR r.backend = ?3)"
+	" ORDER BY r.id, rt.position, 2";
 
 /* CUDA reports versions as one integer, 1000 * major + 10 * minor (13000 is 13.0); a string is kept. */
 #define CUDA_VERSION_MAJOR 1000
@@ -203,6 +215,39 @@ static int load_evals(struct kf_store *s, const struct kf_lb_query *q, struct kf
 	}
 	if (rc != SQLITE_DONE)
 		ret = kf_store_fail(db, err, "reading the evaluations");
+out:
+	sqlite3_finalize(st);
+	free(runs);
+	cJSON_free(tasks);
+	return ret;
+}
+
+static int load_run_tasks(struct kf_store *s, const struct kf_lb_query *q, struct kf_leaderboard *lb, kf_err *err)
+{
+	if (q->n_run_ids == 0)
+		return KF_OK;
+	sqlite3 *db = kf_store_db(s);
+	sqlite3_stmt *st = NULL;
+	char *runs = ids_json(q->run_ids, q->n_run_ids);
+	char *tasks = names_json(q->tasks, q->n_tasks);
+	int rc, ret = KF_OK, cap = 0;
+	if (sqlite3_prepare_v2(db, run_tasks_sql, -1, &st, NULL) != SQLITE_OK) {
+		ret = kf_store_fail(db, err, "reading the runs' tasks");
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, runs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, tasks, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, q->backend, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		lb->run_tasks = kf_xgrow(lb->run_tasks, lb->n_run_tasks, &cap, sizeof *lb->run_tasks);
+		struct kf_lb_run_task *t = &lb->run_tasks[lb->n_run_tasks++];
+		t->run_id = sqlite3_column_int64(st, 0);
+		t->source = kf_store_column_text(st, 1);
+		t->task = kf_store_column_text(st, 2);
+		t->backend = kf_store_column_text(st, 3);
+	}
+	if (rc != SQLITE_DONE)
+		ret = kf_store_fail(db, err, "reading the runs' tasks");
 out:
 	sqlite3_finalize(st);
 	free(runs);
@@ -437,18 +482,27 @@ static void summarize(const struct kf_lb_row *rows, int n_rows, struct kf_lb_sum
 	sum->tokens = sum->cost_usd = NAN;
 }
 
-/* Tokens and cost of the runs behind evs, one source's candidates in the group. */
-static int add_usage(sqlite3 *db, struct kf_lb_eval *const *evs, int n, struct kf_lb_summary *sum, kf_err *err)
+static void add_run_id(int64_t *runs, int *n_runs, int64_t id)
 {
-	int64_t *runs = kf_xmalloc(sizeof *runs * (size_t)(n ? n : 1));
+	bool seen = id == 0;
+	for (int j = 0; j < *n_runs && !seen; j++)
+		seen = runs[j] == id;
+	if (!seen)
+		runs[(*n_runs)++] = id;
+}
+
+/* Tokens and cost of the runs behind evs, one source's candidates in the group, and of the runs of
+ * lb's run tasks of that source. */
+static int add_usage(sqlite3 *db, const struct kf_leaderboard *lb, struct kf_lb_eval *const *evs, int n,
+		     struct kf_lb_summary *sum, kf_err *err)
+{
+	int64_t *runs = kf_xmalloc(sizeof *runs * (size_t)(n + lb->n_run_tasks + 1));
 	int n_runs = 0, ret = KF_OK;
-	for (int i = 0; i < n; i++) {
-		bool seen = evs[i]->run_id == 0;
-		for (int j = 0; j < n_runs && !seen; j++)
-			seen = runs[j] == evs[i]->run_id;
-		if (!seen)
-			runs[n_runs++] = evs[i]->run_id;
-	}
+	for (int i = 0; i < n; i++)
+		add_run_id(runs, &n_runs, evs[i]->run_id);
+	for (int i = 0; i < lb->n_run_tasks; i++)
+		if (!strcmp(lb->run_tasks[i].source, sum->source))
+			add_run_id(runs, &n_runs, lb->run_tasks[i].run_id);
 	char *list = ids_json(runs, n_runs);
 	sqlite3_stmt *st = NULL;
 	if (!list)
@@ -527,18 +581,76 @@ static void group_labels(struct kf_lb_group *g, struct kf_lb_eval *const *evs, i
 	strings_free(&devices);
 }
 
-static void group_cells(struct kf_lb_group *g, struct kf_lb_eval *const *evs, int n)
+static int cmp_cells(const void *pa, const void *pb)
 {
-	struct kf_lb_eval **by_cell = kf_xmalloc(sizeof *by_cell * (size_t)n);
+	const struct kf_lb_cell *a = pa, *b = pb;
+	int d = strcmp(a->task, b->task);
+	if (!d)
+		d = strcmp(a->backend, b->backend);
+	return d ? d : strcmp(a->device, b->device);
+}
+
+static bool has_cell(const struct kf_lb_group *g, const char *task, const char *backend, const char *device)
+{
+	for (int i = 0; i < g->n_cells; i++)
+		if (!strcmp(g->cells[i].task, task) && !strcmp(g->cells[i].backend, backend) &&
+		    (!device || !strcmp(g->cells[i].device, device)))
+			return true;
+	return false;
+}
+
+/* Whether run task t belongs in group g: its backend is the group's (a merged group takes all). */
+static bool run_task_in_group(const struct kf_leaderboard *lb, const struct kf_lb_group *g,
+			      const struct kf_lb_run_task *t)
+{
+	return lb->merged || !strcmp(t->backend, g->backend);
+}
+
+/* The device a run task's cell gets: the group's; merged, the device of any candidate of its backend
+ * in the group, else unknown. */
+static const char *run_task_device(const struct kf_leaderboard *lb, const struct kf_lb_group *g,
+				   const struct kf_lb_run_task *t, struct kf_lb_eval *const *evs, int n)
+{
+	if (!lb->merged)
+		return g->device;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(evs[i]->backend, t->backend))
+			return evs[i]->device;
+	return KF_LB_UNKNOWN_DEVICE;
+}
+
+/* The group's cells: those of its candidates, and those of the runs' tasks that none covers. */
+static void group_cells(const struct kf_leaderboard *lb, struct kf_lb_group *g, struct kf_lb_eval *const *evs, int n)
+{
+	struct kf_lb_eval **by_cell = kf_xmalloc(sizeof *by_cell * (size_t)(n ? n : 1));
 	memcpy(by_cell, evs, sizeof *by_cell * (size_t)n);
 	qsort(by_cell, (size_t)n, sizeof *by_cell, cmp_cell_only);
-	g->cells = kf_xmalloc(sizeof *g->cells * (size_t)n);
+	g->cells = kf_xmalloc(sizeof *g->cells * (size_t)(n + lb->n_run_tasks + 1));
 	for (int i = 0; i < n; i++) {
 		if (i && cmp_cell(by_cell[i - 1], by_cell[i]) == 0)
 			continue;
 		g->cells[g->n_cells++] = (struct kf_lb_cell){ by_cell[i]->task, by_cell[i]->backend, by_cell[i]->device };
 	}
 	free(by_cell);
+	for (int i = 0; i < lb->n_run_tasks; i++) {
+		const struct kf_lb_run_task *t = &lb->run_tasks[i];
+		/* Merged, a task judged on some device of its backend already has its cell. */
+		if (!run_task_in_group(lb, g, t) || has_cell(g, t->task, t->backend, lb->merged ? NULL : g->device))
+			continue;
+		g->cells[g->n_cells++] = (struct kf_lb_cell){ t->task, t->backend, run_task_device(lb, g, t, evs, n) };
+	}
+	qsort(g->cells, (size_t)g->n_cells, sizeof *g->cells, cmp_cells);
+}
+
+/* The group's sources in byte order: those of its candidates and those of the runs' tasks. */
+static void group_sources(const struct kf_leaderboard *lb, const struct kf_lb_group *g, struct kf_lb_eval *const *evs,
+			  int n, struct kf_lb_strings *out)
+{
+	for (int i = 0; i < n; i++)
+		strings_add_distinct(out, evs[i]->source);
+	for (int i = 0; i < lb->n_run_tasks; i++)
+		if (run_task_in_group(lb, g, &lb->run_tasks[i]))
+			strings_add_distinct(out, lb->run_tasks[i].source);
 }
 
 static bool in_cell(const struct kf_lb_eval *e, const struct kf_lb_cell *c)
@@ -547,18 +659,21 @@ static bool in_cell(const struct kf_lb_eval *e, const struct kf_lb_cell *c)
 }
 
 /* evs: the group's candidates by source, cell, submission (so each source's cells come in cell order). */
-static int build_group(sqlite3 *db, bool usage, struct kf_lb_group *g, struct kf_lb_eval **evs, int n, kf_err *err)
+static int build_group(sqlite3 *db, bool usage, const struct kf_leaderboard *lb, struct kf_lb_group *g,
+		       struct kf_lb_eval **evs, int n, kf_err *err)
 {
-	group_labels(g, evs, n);
-	group_cells(g, evs, n);
-	int n_sources = 0;
-	for (int i = 0; i < n; i++)
-		n_sources += i == 0 || strcmp(evs[i - 1]->source, evs[i]->source) != 0;
-	g->summaries = kf_xcalloc((size_t)n_sources, sizeof *g->summaries);
-	g->rows = kf_xcalloc((size_t)n_sources * (size_t)g->n_cells, sizeof *g->rows);
-	int at = 0;
-	for (int s = 0; s < n_sources; s++) {
-		const char *source = evs[at]->source;
+	group_cells(lb, g, evs, n);
+	struct kf_lb_strings sources = { 0 };
+	group_sources(lb, g, evs, n, &sources);
+	g->summaries = kf_xcalloc((size_t)sources.n + 1, sizeof *g->summaries);
+	g->rows = kf_xcalloc((size_t)sources.n * (size_t)g->n_cells + 1, sizeof *g->rows);
+	int at = 0, ret = KF_OK;
+	for (int s = 0; s < sources.n && ret == KF_OK; s++) {
+		/* Rows point at strings the leaderboard keeps: a candidate's, or a run task's. */
+		const char *source = at < n && !strcmp(evs[at]->source, sources.items[s]) ? evs[at]->source : NULL;
+		for (int i = 0; i < lb->n_run_tasks && !source; i++)
+			if (!strcmp(lb->run_tasks[i].source, sources.items[s]))
+				source = lb->run_tasks[i].source;
 		int source_start = at;
 		struct kf_lb_row *rows = &g->rows[g->n_rows];
 		for (int c = 0; c < g->n_cells; c++) {
@@ -569,30 +684,64 @@ static int build_group(sqlite3 *db, bool usage, struct kf_lb_group *g, struct kf
 		}
 		struct kf_lb_summary *sum = &g->summaries[g->n_summaries++];
 		summarize(rows, g->n_cells, sum);
-		if (usage && add_usage(db, &evs[source_start], at - source_start, sum, err) != KF_OK)
-			return err->code;
+		if (usage)
+			ret = add_usage(db, lb, &evs[source_start], at - source_start, sum, err);
 	}
-	return KF_OK;
+	strings_free(&sources);
+	return ret;
 }
 
-static int build_groups(sqlite3 *db, struct kf_leaderboard *lb, kf_err *err)
+/* A group for the runs' tasks of a backend that no judged candidate stands for (none of them was
+ * judged, or none on a device the filters keep). */
+static void empty_group_label(const struct kf_leaderboard *lb, struct kf_lb_group *g, const char *backend)
+{
+	struct kf_lb_strings backends = { 0 }, devices = { 0 };
+	for (int i = 0; i < lb->n_run_tasks; i++)
+		if (lb->merged || !strcmp(lb->run_tasks[i].backend, backend))
+			strings_add_distinct(&backends, lb->run_tasks[i].backend);
+	strings_add_distinct(&devices, KF_LB_UNKNOWN_DEVICE);
+	g->backend = join(&backends);
+	g->device = join(&devices);
+	strings_free(&backends);
+	strings_free(&devices);
+}
+
+static bool backend_has_group(const struct kf_leaderboard *lb, const char *backend)
+{
+	for (int i = 0; i < lb->n_groups; i++)
+		if (lb->merged || !strcmp(lb->groups[i].backend, backend))
+			return true;
+	return false;
+}
+
+static int build_groups(sqlite3 *db, const struct kf_lb_query *q, struct kf_leaderboard *lb, kf_err *err)
 {
 	bool usage;
 	int ret = KF_OK;
-	if (lb->n_evals == 0)
+	if (lb->n_evals == 0 && lb->n_run_tasks == 0)
 		return KF_OK;
 	if ((ret = has_usage_table(db, &usage, err)) != KF_OK)
 		return ret;
-	struct kf_lb_eval **evs = kf_xmalloc(sizeof *evs * (size_t)lb->n_evals);
+	struct kf_lb_eval **evs = kf_xmalloc(sizeof *evs * (size_t)(lb->n_evals + 1));
 	for (int i = 0; i < lb->n_evals; i++)
 		evs[i] = &lb->evals[i];
 	qsort(evs, (size_t)lb->n_evals, sizeof *evs, lb->merged ? cmp_source_cell : cmp_group_source_cell);
-	lb->groups = kf_xcalloc((size_t)lb->n_evals, sizeof *lb->groups);
+	lb->groups = kf_xcalloc((size_t)(lb->n_evals + lb->n_run_tasks + 1), sizeof *lb->groups);
 	for (int start = 0, end; start < lb->n_evals && ret == KF_OK; start = end) {
 		end = start + 1;
 		while (end < lb->n_evals && (lb->merged || cmp_group(evs[start], evs[end]) == 0))
 			end++;
-		ret = build_group(db, usage, &lb->groups[lb->n_groups++], &evs[start], end - start, err);
+		struct kf_lb_group *g = &lb->groups[lb->n_groups++];
+		group_labels(g, &evs[start], end - start);
+		ret = build_group(db, usage, lb, g, &evs[start], end - start, err);
+	}
+	/* An unknown device matches no --device filter: then such tasks have no group to go to. */
+	for (int i = 0; i < lb->n_run_tasks && ret == KF_OK && !q->device; i++) {
+		if (backend_has_group(lb, lb->run_tasks[i].backend))
+			continue;
+		struct kf_lb_group *g = &lb->groups[lb->n_groups++];
+		empty_group_label(lb, g, lb->run_tasks[i].backend);
+		ret = build_group(db, usage, lb, g, evs, 0, err);
 	}
 	free(evs);
 	return ret;
@@ -605,7 +754,9 @@ int kf_leaderboard_build(struct kf_store *s, const struct kf_lb_query *q, struct
 	*out = NULL;
 	int ret = load_evals(s, q, lb, err);
 	if (ret == KF_OK)
-		ret = build_groups(kf_store_db(s), lb, err);
+		ret = load_run_tasks(s, q, lb, err);
+	if (ret == KF_OK)
+		ret = build_groups(kf_store_db(s), q, lb, err);
 	if (ret != KF_OK) {
 		kf_leaderboard_free(lb);
 		return kf_err_prefix(err, "building the leaderboard: ");
@@ -633,5 +784,11 @@ void kf_leaderboard_free(struct kf_leaderboard *lb)
 	for (int i = 0; i < lb->n_evals; i++)
 		eval_free(&lb->evals[i]);
 	free(lb->evals);
+	for (int i = 0; i < lb->n_run_tasks; i++) {
+		free(lb->run_tasks[i].source);
+		free(lb->run_tasks[i].task);
+		free(lb->run_tasks[i].backend);
+	}
+	free(lb->run_tasks);
 	free(lb);
 }

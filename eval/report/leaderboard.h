@@ -95,15 +95,27 @@ struct kf_lb_group {
 	int n_rows;
 };
 
+/* With --run: a task of a run, which gets its rows whether or not anything of it was judged (a stopped
+ * run's unsolved tasks count against it). source: the run's submitter, or its model when the run
+ * recorded no candidate. */
+struct kf_lb_run_task {
+	int64_t run_id;
+	char *source, *task, *backend;
+};
+
 struct kf_leaderboard {
 	bool merged;
 	struct kf_lb_eval *evals; /* every evaluated candidate in scope, by submission and evaluation id */
 	int n_evals;
+	struct kf_lb_run_task *run_tasks; /* every task of the --run runs in scope, by run and position */
+	int n_run_tasks;
 	struct kf_lb_group *groups; /* by backend, device */
 	int n_groups;
 };
 
-/* Builds the tables for q. No matching evaluation is not an error: the leaderboard has no group. */
+/* Builds the tables for q. No matching evaluation is not an error: the leaderboard has no group, unless
+ * q names runs with tasks: their tasks then have rows with no result (a group per backend, on device
+ * KF_LB_UNKNOWN_DEVICE where none of the run's candidates was judged). */
 int kf_leaderboard_build(struct kf_store *s, const struct kf_lb_query *q, struct kf_leaderboard **out, kf_err *err);
 void kf_leaderboard_free(struct kf_leaderboard *lb);
 

@@ -104,6 +104,7 @@ static void draw_chunk(const struct kf_sampler *s, kf_rng *r, const struct kf_di
 	}
 }
 
+#ifdef __FLT16_MANT_DIG__
 static uint16_t to_f16(float f)
 {
 	_Float16 h = (_Float16)f;
@@ -111,6 +112,46 @@ static uint16_t to_f16(float f)
 	memcpy(&u, &h, sizeof u);
 	return u;
 }
+
+static double from_f16(uint16_t u)
+{
+	_Float16 h;
+	memcpy(&h, &u, sizeof h);
+	return (double)h;
+}
+#else
+/* Compilers without _Float16 on this target (clang before 15 on x86-64): the same IEEE binary16
+ * conversions in software, round-to-nearest-even narrowing and exact widening. */
+#define F16_ABS_INF_FROM 0x477ff000u /* |f| >= 65520 rounds to infinity */
+#define F16_ABS_NORMAL_FROM 0x38800000u /* |f| >= 2^-14 is a normal half */
+#define F16_REBIAS (112u << 23)       /* float's exponent bias 127 less half's 15 */
+
+static uint16_t to_f16(float f)
+{
+	uint32_t u, a;
+	memcpy(&u, &f, sizeof u);
+	uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+	a = u & 0x7fffffffu;
+	if (a > 0x7f800000u) /* NaN: quiet, with the payload's top bits */
+		return sign | 0x7e00u | (uint16_t)((a >> 13) & 0x3ffu);
+	if (a >= F16_ABS_INF_FROM)
+		return sign | 0x7c00u;
+	if (a >= F16_ABS_NORMAL_FROM)
+		return sign | (uint16_t)((a + 0xfffu + ((a >> 13) & 1u) - F16_REBIAS) >> 13);
+	float mag;
+	memcpy(&mag, &a, sizeof mag);
+	return sign | (uint16_t)nearbyintf(mag * 0x1p24f); /* subnormal units of 2^-24, exact scaling */
+}
+
+static double from_f16(uint16_t h)
+{
+	double sign = h & 0x8000u ? -1.0 : 1.0;
+	int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+	if (exp == 0x1f)
+		return man ? NAN : sign * INFINITY;
+	return sign * (exp ? ldexp(1024 + man, exp - 25) : ldexp(man, -24));
+}
+#endif
 
 /* Stores integer draws exactly: e8m0 draws the exponent k of the scale 2^k. */
 static void fill_int(kf_rng *r, const struct kf_dist *dist, enum kf_dtype d, void *dst, int64_t n)
@@ -337,11 +378,7 @@ double kf_tensor_get(enum kf_dtype d, const void *src, int64_t i)
 	switch (d) {
 	case KF_DTYPE_F32: return ((const float *)src)[i];
 	case KF_DTYPE_BF16: return kf_bf16_to_float(((const uint16_t *)src)[i]);
-	case KF_DTYPE_F16: {
-		_Float16 h;
-		memcpy(&h, (const uint16_t *)src + i, sizeof h);
-		return (double)h;
-	}
+	case KF_DTYPE_F16: return from_f16(((const uint16_t *)src)[i]);
 	case KF_DTYPE_I32: return ((const int32_t *)src)[i];
 	case KF_DTYPE_I8: return ((const int8_t *)src)[i];
 	case KF_DTYPE_U8: return b[i];

@@ -36,6 +36,11 @@ const char *kf_cli_kforge_path(void)
 	static char path[PATH_MAX];
 	if (path[0])
 		return path;
+	const char *installed = getenv(KF_CLI_INSTALLED_ENV);
+	if (installed && *installed) {
+		snprintf(path, sizeof path, "%s", installed);
+		return path;
+	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0)
@@ -65,8 +70,11 @@ static char **build_env(const char *const *env)
 		n_extra++;
 	char **out = kf_xcalloc(n_inherited + n_extra + 1, sizeof *out);
 	size_t k = 0;
+	/* An installed kforge under test finds its data beside itself, not in the source tree. */
+	const char *installed = getenv(KF_CLI_INSTALLED_ENV);
+	bool drop_home = installed && *installed;
 	for (size_t i = 0; i < n_inherited; i++) {
-		bool replaced = false;
+		bool replaced = drop_home && same_name(environ[i], "KFORGE_HOME=");
 		for (size_t j = 0; j < n_extra && !replaced; j++)
 			replaced = same_name(environ[i], env[j]);
 		if (!replaced)
@@ -305,7 +313,7 @@ pid_t kf_cli_spawn(const char *const *args, const char *dir)
 		const char *argv[40] = { kf_cli_kforge_path() };
 		for (int i = 0; args[i] && i < 38; i++)
 			argv[i + 1] = args[i];
-		execv(argv[0], (char *const *)argv);
+		execve(argv[0], (char *const *)argv, build_env(NULL));
 		_exit(127);
 	}
 	setpgid(pid, pid);

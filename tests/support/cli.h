@@ -26,7 +26,9 @@ struct kf_cli_result {
 	cJSON *json;          /* all of stdout parsed as one JSON value, or NULL */
 };
 
-/* <directory of the running test binary>/kforge. */
+/* The kforge under test: $KFORGE_TEST_KFORGE (make test KFORGE_INSTALLED=DIR sets it to an installed
+ * DIR/bin/kforge, which then runs without KFORGE_HOME), else <directory of the running test binary>/kforge. */
+#define KF_CLI_INSTALLED_ENV "KFORGE_TEST_KFORGE"
 const char *kf_cli_kforge_path(void);
 
 /* Runs kforge with args (NULL-terminated, without the program name) and the test's environment

@@ -105,7 +105,7 @@ Test(agent_prompt, compile_feedback_keeps_the_error_lines_and_drops_the_notes)
 			     "   60 | int kf_launch(const float *x);\\n\"}}");
 	kf_buf out = KF_BUF_INIT;
 	kf_err err;
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	cr_expect(strstr(out.data, "compile_error"));
 	cr_expect(strstr(out.data, "error: expected ';' before 'return'"), "%s", out.data);
 	cr_expect(strstr(out.data, "out[i] = x[i] + y[i]"), "the source line after the error is context");
@@ -146,7 +146,7 @@ Test(agent_prompt, wrong_answer_feedback_names_the_mismatch_and_the_error_sizes)
 			     "\"max_abs_err\":1.0,\"max_rel_err\":0.4}");
 	kf_buf out = KF_BUF_INIT;
 	kf_err err;
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	cr_expect(strstr(out.data, "wrong_answer"));
 	cr_expect(strstr(out.data, "'out'[37] = 1.5, expected 2.5 at ragged shape {n=37}"), "%s", out.data);
 	cr_expect(strstr(out.data, "absolute 1"), "%s", out.data);
@@ -160,7 +160,7 @@ Test(agent_prompt, runtime_failure_feedback_gives_the_reason)
 	cJSON *r = result_of("{\"verdict\":\"sandbox_violation\",\"reason\":\"the kernel called socket (blocked)\"}");
 	kf_buf out = KF_BUF_INIT;
 	kf_err err;
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	cr_expect(strstr(out.data, "sandbox_violation") && strstr(out.data, "called socket"), "%s", out.data);
 	kf_buf_free(&out);
 	cJSON_Delete(r);
@@ -172,7 +172,7 @@ Test(agent_prompt, success_feedback_gives_time_speedup_sol_fraction_and_the_boun
 			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"memory\"}");
 	kf_buf out = KF_BUF_INIT;
 	kf_err err;
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	const char *must[] = { "12.5 ms", "25 ms", "2x", "10 ms", "80.0%", "memory-bound", "n=16777216" };
 	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
 		cr_expect(strstr(out.data, must[i]), "success feedback lacks \"%s\": %s", must[i], out.data);
@@ -186,11 +186,11 @@ Test(agent_prompt, an_sfu_bound_gpu_kernel_is_told_about_its_transcendentals)
 			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"sfu\"}");
 	kf_buf out = KF_BUF_INIT;
 	kf_err err;
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CUDA, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CUDA, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	cr_expect(strstr(out.data, "sfu-bound") && strstr(out.data, "transcendental functions"), "%s", out.data);
 	kf_buf_free(&out);
 	/* A CPU has no such units: a record claiming it gets the memory hint, not a missing section. */
-	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, &out, &err), KF_OK, "%s", err.msg);
+	cr_assert_eq(kf_prompt_feedback(task, KF_BACKEND_CPU, r, NULL, &out, &err), KF_OK, "%s", err.msg);
 	cr_expect(strstr(out.data, "every byte moved costs time"), "%s", out.data);
 	kf_buf_free(&out);
 	cJSON_Delete(r);
@@ -202,7 +202,7 @@ Test(agent_prompt, refinement_shows_the_parent_code_then_the_feedback)
 			     "\"t_sol_ms\":10.0,\"sol_fraction\":0.8,\"bound\":\"memory\"}");
 	cJSON *m = NULL;
 	kf_err err;
-	cr_assert_eq(kf_prompt_refine_messages(task, KF_BACKEND_CPU, &peaks, "int kf_launch(void) { return 0; }", r, &m, &err),
+	cr_assert_eq(kf_prompt_refine_messages(task, KF_BACKEND_CPU, &peaks, "int kf_launch(void) { return 0; }", r, NULL, &m, &err),
 		     KF_OK, "%s", err.msg);
 	cr_assert_eq(cJSON_GetArraySize(m), 4);
 	cr_expect_str_eq(role(m, 2), "assistant");

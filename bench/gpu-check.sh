@@ -13,6 +13,9 @@
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
 #                 (bench/ref_fidelity.sh)
 #   --no-tests    skip make test-gpu's binary
+#   --profile     profiler feedback (issue 21): `kforge run --backend cuda` against the scripted server on
+#                 vector_add (build/bench/profile_check), printing the stored CUPTI profile and the refinement
+#                 prompt's quoted metrics; then every hostile CUDA kernel profiled and judged, its verdict as expected
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -27,7 +30,7 @@ table=$out/table.txt
 : > "$table"
 row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1 profile=0
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -37,6 +40,7 @@ for a in "$@"; do
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
 	--no-tests) tests=0 ;;
+	--profile) profile=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -74,6 +78,13 @@ if [ $ref_fidelity = 1 ]; then
 	KF_LIBS=$libs OUT=$out bash bench/ref_fidelity.sh > "$out/ref_fidelity.log" 2>&1
 	row "reference fidelity (bench/ref_fidelity.sh)" "exit $?" "" "$(tail -1 "$out/ref_fidelity.log")"
 	grep -E 'FAIL' "$out/ref_fidelity.log" | head -20 | tee -a "$table" >/dev/null
+fi
+
+if [ $profile = 1 ]; then
+	kf env KFORGE_BIN=build/kforge build/profile_check --backend cuda --hostile tests/kernels/cuda \
+		--db "$out/profile.db" > "$out/profile.log" 2>&1
+	row "profiler feedback (bench/profile_check)" "exit $?" "" "$(grep -E 'profile check|hostile corpus' "$out/profile.log" | tr '\n' ' ')"
+	sed -n '/^stored profile/,/^kforge run exit/p' "$out/profile.log" | tee -a "$table"
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then

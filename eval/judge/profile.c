@@ -87,11 +87,11 @@ void kf_profile_vector_report(const char *log, const char *file, cJSON *metrics)
 		const char *why = strstr(line, "missed: not vectorized: ");
 		/* GCC gives the reason on the next line, at the statement that stopped it. */
 		if (why && last_missed >= 0 && !loops[last_missed].why[0]) {
-			snprintf(loops[last_missed].why, sizeof loops[last_missed].why, "%s (line %d)",
-				 why + strlen("missed: not vectorized: "), lno);
-			size_t k = strlen(loops[last_missed].why);
-			while (k && (loops[last_missed].why[k - 1] == '.' || loops[last_missed].why[k - 1] == ' '))
-				loops[last_missed].why[--k] = '\0';
+			why += strlen("missed: not vectorized: ");
+			int k = (int)strlen(why);
+			while (k && (why[k - 1] == '.' || why[k - 1] == ' '))
+				k--;
+			snprintf(loops[last_missed].why, sizeof loops[last_missed].why, "%.*s (line %d)", k, why, lno);
 		}
 		last_missed = -1;
 		struct loop_seen *l = vec || missed ? loop_at(loops, &n, REPORT_MAX_LOOPS, lno) : NULL;
@@ -441,6 +441,12 @@ static void model_metrics(const struct kf_task *t, const struct kf_shape *s, con
 	cJSON_AddNumberToObject(metrics, "time_ms", ms);
 }
 
+/* CUDA replays each profiled call once per profiler pass: one after the warm-up is enough. */
+static int profiled_calls(const struct kf_profile_opts *o)
+{
+	return o->backend == KF_BACKEND_CPU || o->calls < 1 ? o->calls : 1;
+}
+
 static int profiled_run(struct run *r, const struct kf_shape *s, cJSON *metrics, cJSON *unavailable, char *why,
 			size_t why_len, kf_err *err)
 {
@@ -469,7 +475,7 @@ static int profiled_run(struct run *r, const struct kf_shape *s, cJSON *metrics,
 		counters_ioctl(&k, PERF_EVENT_IOC_RESET);
 		counters_ioctl(&k, PERF_EVENT_IOC_ENABLE);
 	}
-	for (int i = 0; i < o->calls && rc == KF_OK && !why[0]; i++)
+	for (int i = 0; i < profiled_calls(o) && rc == KF_OK && !why[0]; i++)
 		rc = call(r, s, &wall, why, why_len, err);
 	if (o->backend == KF_BACKEND_CPU) {
 		counters_ioctl(&k, PERF_EVENT_IOC_DISABLE);
@@ -509,7 +515,7 @@ int kf_profile_candidate(const struct kf_task *t, const struct kf_peaks *peaks, 
 	kf_task_shape_format(t, s, &shape);
 	cJSON_AddStringToObject(p, "backend", kf_backend_name(o->backend));
 	cJSON_AddStringToObject(p, "shape", shape.data ? shape.data : "");
-	cJSON_AddNumberToObject(p, "calls", o->calls);
+	cJSON_AddNumberToObject(p, "calls", profiled_calls(o));
 	kf_buf_free(&shape);
 	kf_err area_why;
 	int rc = KF_OK;

@@ -361,8 +361,10 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	done.type = KF_MSG_SETUP_DONE;
 	done.bytes = (uint64_t)(uintptr_t)base;
 	send_msg(&done);
+	kf_runner_calibrating = true;
 	if (serve(be, state, base, area_bytes, null_call, true) != 1)
 		_exit(0);
+	kf_runner_calibrating = false;
 
 	if (ask_init(link, KF_LINK_LOADING, -1) != 0)
 		die_setup("the namespace init did not acknowledge the load");
@@ -592,7 +594,7 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-bool kf_runner_profile;
+bool kf_runner_profile, kf_runner_calibrating;
 
 /* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE FLAGS (1: vendor libraries,
  * KF_RUNNER_FLAG_PROFILE: a profiled run) */

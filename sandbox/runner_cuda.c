@@ -260,7 +260,7 @@ static int cuda_call(void *state, kf_shim_call_fn fn, void *const *bufs, const l
 {
 	struct cuda_state *st = state;
 	*device_ns = -1;
-	if (kf_runner_profile) /* never timed: replayed under the profiler instead */
+	if (kf_runner_profile && !kf_runner_calibrating) /* never timed: replayed under the profiler instead */
 		return kf_profile_cuda_call(fn, bufs, ints, st->stream, rc, why, why_len);
 	cudaError_t e = hold_launch(st->stream);
 	if (e == cudaSuccess)

@@ -19,28 +19,29 @@
 #include "common/rng.h"
 #include "common/version.h"
 #include "eval/judge/area.h"
+#include "eval/judge/judge.h"
 #include "eval/tasks/abi.h"
 #include "eval/tasks/tensor.h"
 #include "sandbox/sandbox.h"
 
 #define PROFILE_DEFAULT_CALLS 3
 #define PROFILE_CALL_TIMEOUT_S 60.0 /* CUDA replays a call once per profiler pass */
-#define PROFILE_CPU_LIMIT_S 120.0
-#define PROFILE_MEM_LIMIT_BYTES (4ull << 30)
 #define PROFILE_BUF_ALIGN 4096
 #define PROFILE_MAX_THREADS 256
 #define PROFILE_MISSED_KEPT 3
 #define PERCENT 100.0
-#define NS_PER_MS 1e6
 
+/* The judge's limits, with room for a call replayed once per profiler pass. */
 void kf_profile_opts_default(struct kf_profile_opts *o)
 {
+	struct kf_judge_opts jo;
+	kf_judge_opts_default(&jo);
 	memset(o, 0, sizeof *o);
 	o->backend = KF_BACKEND_CPU;
 	o->calls = PROFILE_DEFAULT_CALLS;
-	o->call_timeout_s = PROFILE_CALL_TIMEOUT_S;
-	o->cpu_limit_s = PROFILE_CPU_LIMIT_S;
-	o->mem_limit_bytes = PROFILE_MEM_LIMIT_BYTES;
+	o->call_timeout_s = jo.call_timeout_s > PROFILE_CALL_TIMEOUT_S ? jo.call_timeout_s : PROFILE_CALL_TIMEOUT_S;
+	o->cpu_limit_s = jo.cpu_limit_s;
+	o->mem_limit_bytes = jo.mem_limit_bytes;
 }
 
 /* ---- the compiler's report ---- */

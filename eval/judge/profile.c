@@ -442,7 +442,7 @@ static void model_metrics(const struct kf_task *t, const struct kf_shape *s, con
 	cJSON_AddNumberToObject(metrics, "time_ms", ms);
 }
 
-/* CUDA replays each profiled call once per profiler pass: one after the warm-up is enough. */
+/* CUDA replays its one profiled call once per profiler pass. */
 static int profiled_calls(const struct kf_profile_opts *o)
 {
 	return o->backend == KF_BACKEND_CPU || o->calls < 1 ? o->calls : 1;
@@ -466,8 +466,11 @@ static int profiled_run(struct run *r, const struct kf_shape *s, cJSON *metrics,
 		snprintf(why, why_len, "the candidate could not start in the profiled run: %s", died.reason);
 		return KF_OK;
 	}
+	/* CPU: one warm-up call first (page faults, OpenMP's threads). CUDA: the runner profiles exactly
+	 * one call (its profiler session is set up before the filter), module loading left out of the
+	 * device's counters anyway. */
 	int64_t warm = 0, wall = 0;
-	int rc = call(r, s, &warm, why, why_len, err);
+	int rc = o->backend == KF_BACKEND_CPU ? call(r, s, &warm, why, why_len, err) : KF_OK;
 	if (rc != KF_OK || why[0])
 		return rc;
 	struct counters k = { .n_threads = 0 };

@@ -40,7 +40,7 @@ struct kf_profile_opts {
 	enum kf_backend backend;
 	int device;
 	uint64_t seed;         /* the inputs' draw */
-	int calls;             /* profiled calls, after one warm-up call */
+	int calls;             /* CPU: profiled calls, after one warm-up call; CUDA: one, always */
 	double call_timeout_s; /* one call (CUDA replays a call once per profiler pass) */
 	double cpu_limit_s;
 	size_t mem_limit_bytes;

@@ -720,9 +720,13 @@ static int parent_profile(struct run *r, int task, int64_t id, cJSON **profile, 
 	cJSON *result = NULL;
 	if ((rc = kf_record_candidate_source(r->s, id, &source, &len, err)) == KF_OK)
 		rc = kf_record_latest_result(r->s, id, &result, err);
-	/* Replies and verdicts that arrived meanwhile are taken first, as before a verification. */
+	/* Replies and verdicts that arrived meanwhile are taken first, as before a verification; and
+	 * the profiled run shares the machine, so it waits until no judge worker is busy: it never runs
+	 * beside a candidate being timed. */
 	if (rc == KF_OK && kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
 		rc = err->code;
+	while (rc == KF_OK && r->pool && judging_any(r) && !*r->stop)
+		rc = wait_step(r, TICK_MS, err);
 	const struct kf_task *t = r->tasks[task].t;
 	if (rc == KF_OK && r->inline_judge) {
 		rc = r->judge.profile(r->judge.ctx, t, &r->peaks, source, len, result, profile, err);

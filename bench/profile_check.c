@@ -33,6 +33,7 @@
 #define BOUND_MARKER "latency-bound"
 #define SOURCE_MAX (1u << 20)
 #define HOSTILE_CALL_TIMEOUT_S 3.0
+#define HOSTILE_TIMING_BUDGET_S 0.5 /* the verdict is what is checked, not the time */
 #define HOSTILE_MAX 64
 
 extern char **environ;
@@ -216,6 +217,7 @@ static int part_hostile(const char *dir, const char *db, kf_err *err)
 		kf_judge_opts_default(&jo);
 		jo.backend = KF_BACKEND_CUDA;
 		jo.call_timeout_s = HOSTILE_CALL_TIMEOUT_S;
+		jo.timing_budget_s = HOSTILE_TIMING_BUDGET_S;
 		jo.store = s;
 		rc = kf_profile_candidate(t, &peaks, src, len, NULL, &po, &profile, err);
 		if (rc == KF_OK)

@@ -354,6 +354,7 @@ struct profiled_run {
 	int fast_replies;
 	char *feedback;       /* the refinement's feedback as the server received it */
 	double best_speedup;  /* of the selected kernel */
+	bool selected_fast;   /* the selected kernel is the fast one */
 	double profiled, tokens_mean;
 	int64_t profiles;     /* rows in the profiles table */
 	char *profile;        /* the stored profile's JSON, or NULL */
@@ -384,8 +385,16 @@ static void run_profiled(const char *profile_flag, const char *db_path, struct p
 	cr_assert(kf_cli_json_num(task, "speedup", &out->best_speedup), "no speedup: " EXCERPT, r.out);
 	const cJSON *pf = cJSON_GetObjectItem(r.json, "profile_feedback");
 	cr_assert(kf_cli_json_num(pf, "profiled", &out->profiled) && kf_cli_json_num(pf, "tokens_mean", &out->tokens_mean));
+	double best_id = 0;
+	cr_assert(kf_cli_json_num(task, "best_candidate_id", &best_id), "nothing selected: " EXCERPT, r.out);
 	sqlite3 *h = kf_test_db_open(db_path);
 	out->profiles = kf_test_db_int(h, "SELECT COUNT(*) FROM profiles");
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT source FROM candidates WHERE id = %.0f", best_id);
+	sqlite3_stmt *sel;
+	if (sqlite3_prepare_v2(h, sql, -1, &sel, NULL) == SQLITE_OK && sqlite3_step(sel) == SQLITE_ROW)
+		out->selected_fast = !strcmp((const char *)sqlite3_column_text(sel, 0), fast);
+	sqlite3_finalize(sel);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(h, "SELECT profile FROM profiles LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
@@ -432,7 +441,9 @@ Test(agent_run, profile_metrics_reach_the_refinement_prompt_and_change_the_outco
 	cr_expect_null(strstr(off.feedback, "latency-bound"), EXCERPT, off.feedback);
 	cr_expect_eq(off.fast_replies, 0);
 	cr_expect_eq(off.profiled, 0);
-	cr_expect_gt(on.best_speedup, 2 * off.best_speedup, "selected kernel: %.3gx with profiles, %.3gx without",
+	cr_expect(on.selected_fast, "with profiles the run selects the fast kernel");
+	cr_expect_not(off.selected_fast, "without, the slow one");
+	cr_expect_gt(on.best_speedup, off.best_speedup, "selected kernel: %.3gx with profiles, %.3gx without",
 		     on.best_speedup, off.best_speedup);
 	free(on.feedback);
 	free(off.feedback);

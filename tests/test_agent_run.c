@@ -355,6 +355,7 @@ struct profiled_run {
 	char *feedback;       /* the refinement's feedback as the server received it */
 	double best_speedup;  /* of the selected kernel */
 	bool selected_fast;   /* the selected kernel is the fast one */
+	bool show_has_profile; /* `kforge show` of the profiled candidate prints its profile */
 	double profiled, tokens_mean;
 	int64_t profiles;     /* rows in the profiles table */
 	char *profile;        /* the stored profile's JSON, or NULL */
@@ -400,8 +401,19 @@ static void run_profiled(const char *profile_flag, const char *db_path, struct p
 	    sqlite3_step(st) == SQLITE_ROW)
 		out->profile = kf_xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
+	int64_t profiled_id = kf_test_db_try_int(h, "SELECT e.candidate_id FROM profiles p JOIN evaluations e"
+						    " ON e.id = p.evaluation_id LIMIT 1");
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
+	if (profiled_id > 0) { /* `kforge show` prints the stored profile with its evaluation */
+		char id[32];
+		snprintf(id, sizeof id, "%lld", (long long)profiled_id);
+		const char *show[] = { "show", id, "--db", db_path, NULL };
+		run(show, QUICK_LIMIT_S, &r);
+		out->show_has_profile = r.exit_code == 0 && strstr(r.out, "profile (cpu, n=") &&
+					strstr(r.out, "latency-bound") && strstr(r.out, "vector_share:");
+		kf_cli_result_free(&r);
+	}
 	kf_llm_server_stop(srv);
 	srv = NULL;
 	free(fast);
@@ -432,6 +444,7 @@ Test(agent_run, profile_metrics_reach_the_refinement_prompt_and_change_the_outco
 	cr_expect(strstr(on.feedback, "latency-bound"), "the feedback names the bound: " EXCERPT, on.feedback);
 	cr_expect(strstr(on.feedback, "vectorised loops: 0 of"), "the feedback quotes the metric: " EXCERPT, on.feedback);
 	cr_expect_eq(on.fast_replies, 1);
+	cr_expect(on.show_has_profile, "kforge show prints the stored profile");
 	cr_expect_eq(on.profiled, 1);
 	cr_expect(on.tokens_mean > 0 && on.tokens_mean < 200, "the profile costs %.0f tokens a refinement", on.tokens_mean);
 

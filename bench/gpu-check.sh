@@ -15,7 +15,8 @@
 #   --no-tests    skip make test-gpu's binary
 #   --profile     profiler feedback (issue 21): `kforge run --backend cuda` against the scripted server on
 #                 vector_add (build/bench/profile_check), printing the stored CUPTI profile and the refinement
-#                 prompt's quoted metrics; then every hostile CUDA kernel profiled and judged, its verdict as expected
+#                 prompt's quoted metrics; then the first hostile CUDA kernel of each expected verdict profiled
+#                 and judged, its verdict as expected (build/profile_check --hostile tests/kernels/cuda: all of them)
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -81,7 +82,7 @@ if [ $ref_fidelity = 1 ]; then
 fi
 
 if [ $profile = 1 ]; then
-	kf env KFORGE_BIN=build/kforge build/profile_check --backend cuda --hostile tests/kernels/cuda \
+	kf env KFORGE_BIN=build/kforge build/profile_check --backend cuda --hostile tests/kernels/cuda --sample \
 		--db "$out/profile.db" > "$out/profile.log" 2>&1
 	row "profiler feedback (bench/profile_check)" "exit $?" "" "$(grep -E 'profile check|hostile corpus' "$out/profile.log" | tr '\n' ' ')"
 	sed -n '/^stored profile/,/^kforge run exit/p' "$out/profile.log" | tee -a "$table"

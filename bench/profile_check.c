@@ -6,10 +6,11 @@
  * profile of the kept candidate, the profile part of the refinement prompt, and the run's token
  * cost per refinement. Exit 1 unless the profile has a bound (on CUDA: and CUPTI's metrics) and the
  * refinement quoted it and got the fast kernel.
- * Part 2 (--hostile DIR, CUDA): every kernel of the hostile corpus is profiled (a profiled run in the
- * runner jail), then judged; its verdict must still be the one its header expects. Exit 1 otherwise.
+ * Part 2 (--hostile DIR, CUDA): every kernel of the hostile corpus (--sample: the first of each
+ * expected verdict) is profiled (a profiled run in the runner jail), then judged; its verdict must
+ * still be the one its header expects. Exit 1 otherwise.
  *
- * Usage: build/bench/profile_check [--backend cpu|cuda] [--hostile DIR] [--db PATH]
+ * Usage: build/bench/profile_check [--backend cpu|cuda] [--hostile DIR [--sample]] [--db PATH]
  * KFORGE_HOME must point at the repository (tasks/, examples/, prompts/). */
 #include <dirent.h>
 #include <errno.h>
@@ -184,8 +185,21 @@ static int list_kernels(const char *dir, char ***out, int *n, kf_err *err)
 	return KF_OK;
 }
 
-static int part_hostile(const char *dir, const char *db, kf_err *err)
+/* Whether an earlier kernel of the corpus already expects this verdict (--sample keeps one each). */
+static bool seen_verdict(char seen[][64], int *n_seen, const char *expect)
 {
+	for (int i = 0; i < *n_seen; i++)
+		if (!strcmp(seen[i], expect))
+			return true;
+	if (*n_seen < HOSTILE_MAX)
+		snprintf(seen[(*n_seen)++], 64, "%s", expect);
+	return false;
+}
+
+static int part_hostile(const char *dir, bool sample, const char *db, kf_err *err)
+{
+	char seen[HOSTILE_MAX][64];
+	int n_seen = 0;
 	struct kf_store *s = NULL;
 	struct kf_peaks peaks = { 0 };
 	int rc = kf_store_open(db, &s, err), checked = 0, failed = 0;
@@ -204,7 +218,7 @@ static int part_hostile(const char *dir, const char *db, kf_err *err)
 			break;
 		struct kf_task *t = NULL;
 		if (!header_field(src, "task=", task_name, sizeof task_name) || !header_field(src, "expect=", expect, sizeof expect) ||
-		    kf_task_find(NULL, task_name, &t, err) != KF_OK) {
+		    (sample && seen_verdict(seen, &n_seen, expect)) || kf_task_find(NULL, task_name, &t, err) != KF_OK) {
 			free(src);
 			continue;
 		}
@@ -253,18 +267,26 @@ static int part_hostile(const char *dir, const char *db, kf_err *err)
 int main(int argc, char **argv)
 {
 	const char *backend = "cpu", *hostile = NULL, *db = "/tmp/kforge-profile-check.db";
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--backend"))
-			backend = argv[i + 1];
-		else if (!strcmp(argv[i], "--hostile"))
-			hostile = argv[i + 1];
-		else if (!strcmp(argv[i], "--db"))
-			db = argv[i + 1];
+	bool sample = false;
+	for (int i = 1; i < argc; i++) {
+		bool has_value = i + 1 < argc;
+		if (!strcmp(argv[i], "--sample"))
+			sample = true;
+		else if (!strcmp(argv[i], "--backend") && has_value)
+			backend = argv[++i];
+		else if (!strcmp(argv[i], "--hostile") && has_value)
+			hostile = argv[++i];
+		else if (!strcmp(argv[i], "--db") && has_value)
+			db = argv[++i];
+		else {
+			fprintf(stderr, "usage: profile_check [--backend cpu|cuda] [--hostile DIR [--sample]] [--db PATH]\n");
+			return 2;
+		}
 	}
 	kf_err err = { 0 };
 	int rc = part_run(backend, db, &err);
 	if (rc == KF_OK && hostile)
-		rc = part_hostile(hostile, db, &err);
+		rc = part_hostile(hostile, sample, db, &err);
 	if (rc != KF_OK)
 		fprintf(stderr, "profile_check: %s\n", err.msg);
 	return rc == KF_OK ? 0 : 1;

@@ -712,6 +712,7 @@ static int parent_profile(struct run *r, int task, int64_t id, cJSON **profile, 
 	if (!r->cfg.profile || !c || strcmp(c->verdict, "ok") || (r->inline_judge && !r->judge.profile))
 		return KF_OK;
 	int64_t eval_id = 0;
+	uint64_t seed = judge_seed(r, c); /* now: waiting below may grow (move) the candidate list */
 	int rc = kf_profile_latest(r->s, id, &eval_id, profile, err);
 	if (rc != KF_OK || *profile || !eval_id)
 		return rc;
@@ -735,7 +736,7 @@ static int parent_profile(struct run *r, int task, int64_t id, cJSON **profile, 
 		kf_profile_opts_default(&po);
 		po.backend = r->cfg.backend;
 		po.device = r->cfg.device;
-		po.seed = judge_seed(r, c);
+		po.seed = seed;
 		rc = kf_profile_candidate(t, &r->peaks, source, len, result, &po, profile, err);
 	}
 	if (rc == KF_OK && *profile)

@@ -190,7 +190,11 @@ static int cupti_fail(const char *what, CUptiResult r)
 	const char *s = NULL;
 	if (p_cuptiGetResultString)
 		p_cuptiGetResultString(r, &s);
-	snprintf(g.why, sizeof g.why, "%s: %s", what, s ? s : "CUPTI error");
+	/* The runner is not root: a driver that keeps GPU counters to administrators refuses it. */
+	snprintf(g.why, sizeof g.why, "%s: %s%s", what, s ? s : "CUPTI error",
+		 r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+			 ? " (the driver keeps GPU counters to administrators: NVreg_RestrictProfilingToAdminUsers=0 lifts it)"
+			 : "");
 	return -1;
 }
 

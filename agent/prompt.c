@@ -382,7 +382,7 @@ static int profile_metric(const char *name, const cJSON *m, kf_buf *out, kf_err 
 			snprintf(detail, sizeof detail, " (the loop at line %.0f is not: %s)",
 				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(miss, "line")), str_or(miss, "why", "?"));
 	} else if (!strcmp(name, "ipc") || !strcmp(name, "waves")) {
-		fmt_number(v, "%.2f", value);
+		fmt_number(v, !strcmp(name, "ipc") ? "%.2f" : "%.3g", value);
 		const cJSON *tail = cJSON_GetObjectItemCaseSensitive(m, "tail_pct");
 		if (!strcmp(name, "waves") && cJSON_IsNumber(tail))
 			snprintf(detail, sizeof detail, "; the last wave fills %.0f%% of them", tail->valuedouble);
@@ -394,7 +394,11 @@ static int profile_metric(const char *name, const cJSON *m, kf_buf *out, kf_err 
 	} else {
 		fmt_number(v, "%.3g", value);
 	}
-	if (!strcmp(name, "occupancy_pct")) {
+	if (!strcmp(name, "occupancy_theoretical_pct")) {
+		const char *lim = str_or(m, "occupancy_limiter", NULL);
+		if (lim)
+			snprintf(detail, sizeof detail, " (limited by %s)", lim);
+	} else if (!strcmp(name, "occupancy_pct")) {
 		const cJSON *th = cJSON_GetObjectItemCaseSensitive(m, "occupancy_theoretical_pct");
 		const char *lim = str_or(m, "occupancy_limiter", NULL);
 		if (cJSON_IsNumber(th))

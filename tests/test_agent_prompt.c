@@ -304,6 +304,24 @@ Test(agent_prompt, a_memory_bound_gpu_kernel_hears_its_dram_share_and_headroom)
 	cJSON_Delete(p);
 }
 
+Test(agent_prompt, without_device_counters_the_judges_shares_and_the_occupancy_calculator_stand_in)
+{
+	/* What the runner reports when the driver refuses CUPTI's counters: launches only. */
+	cJSON *p = gpu_profile("{\"bw_pct\":1.5,\"flop_pct\":0.1,\"occupancy_theoretical_pct\":100,"
+			       "\"occupancy_limiter\":\"block size (warps per SM)\",\"waves\":0.0076,\"tail_pct\":0.76}");
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "bound")), "latency");
+	cr_expect_str_eq(key(p, 0), "occupancy_theoretical_pct");
+	cr_expect_str_eq(key(p, 1), "waves");
+	kf_buf block = KF_BUF_INIT;
+	kf_err err;
+	cr_assert_eq(kf_prompt_profile(p, &block, &err), KF_OK, "%s", err.msg);
+	cr_expect(strstr(block.data, "theoretical occupancy: 100% of the SM's warps fit (limited by block size"), "%s",
+		  block.data);
+	cr_expect(strstr(block.data, "grid: 0.0076 waves"), "%s", block.data);
+	kf_buf_free(&block);
+	cJSON_Delete(p);
+}
+
 Test(agent_prompt, a_failed_or_missing_profile_adds_nothing)
 {
 	kf_buf block = KF_BUF_INIT;

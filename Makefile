@@ -45,7 +45,7 @@ HAVE_CUDA := $(shell test -x $(NVCC) && echo 1)
 # Library modules (everything but program entry points).
 LIB_DIRS := common db eval/tasks eval/judge eval/rank eval/report sandbox agent
 # Runner program files stay out of the library (runner_core.c replaces malloc).
-RUNNER_PROGRAM_SRC := sandbox/runner_core.c sandbox/runner_cpu.c sandbox/runner_cuda.c
+RUNNER_PROGRAM_SRC := sandbox/runner_core.c sandbox/runner_cpu.c sandbox/runner_cuda.c sandbox/profile_cuda.c
 LIB_SRC  := $(filter-out $(RUNNER_PROGRAM_SRC),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
@@ -125,7 +125,8 @@ CUDA_INC := -I$(CUDA_HOME)/include
 CUDA_RPATH := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 RUNNER_CUDA := $(BUILD)/kforge-runner-cuda
 CUDA_LIBKF := $(BUILD)/libkforge-cuda.so
-RUNNER_CUDA_SRC := sandbox/runner_cuda.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c
+RUNNER_CUDA_SRC := sandbox/runner_cuda.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c \
+	sandbox/profile_cuda.c
 RUNNER_CUDA_OBJ := $(RUNNER_CUDA_SRC:%.c=$(BUILD)/robj/%.o)
 all: $(RUNNER_CUDA) $(CUDA_LIBKF)
 HELPERS += $(RUNNER_CUDA) $(CUDA_LIBKF)
@@ -133,6 +134,11 @@ HELPERS += $(RUNNER_CUDA) $(CUDA_LIBKF)
 $(BUILD)/robj/sandbox/runner_cuda.o: sandbox/runner_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -I. $(CUDA_INC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The profiled run's CUPTI code: CUPTI's headers sit beside CUDA's, or under extras/CUPTI.
+$(BUILD)/robj/sandbox/profile_cuda.o: sandbox/profile_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -I. $(PKG_CFLAGS) $(CUDA_INC) -I$(CUDA_HOME)/extras/CUPTI/include -Isandbox/cupti_c -MMD -MP -c $< -o $@
 
 # Candidates link the shared CUDA runtime and C++ library: the runner loads both up front,
 # so a candidate's dlopen finds them already there (no file is opened under the filter).

@@ -90,6 +90,11 @@ struct kf_agent_config {
 	enum kf_agent_verify verify;
 	double theta;           /* trust threshold for P(correct) */
 	const char *llm_judge_model; /* NULL: no LLM judge; else asked through the run's endpoint */
+	/* Search strategy (docs/agent.md, "Search strategies"). */
+	bool profile;           /* profile correct parents before refining them (eval/judge/profile.h) */
+	double min_distance;    /* diversity of the kept: normalised source distance to each better one */
+	double explore;         /* share of a refinement round's requests sampled afresh */
+	double stop_at_sol;     /* a task stops once its best correct SOL fraction reaches this; 0: never */
 	const char *api_key;    /* from the environment; never stored */
 };
 
@@ -107,6 +112,10 @@ struct kf_agent_judge {
 	int (*evaluate)(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source,
 			size_t len, uint64_t seed, cJSON **result, kf_err *err);
 	kf_ranking_verify_fn verify; /* NULL: kf_verify_candidate */
+	/* Profiles a correct candidate (eval/judge/profile.h's object into *profile). NULL with a
+	 * caller's judge: no profiles; without one, kf_profile_candidate runs in this process. */
+	int (*profile)(void *ctx, const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
+		       const cJSON *judge_result, cJSON **profile, kf_err *err);
 	void *ctx;
 };
 
@@ -189,6 +198,9 @@ struct kf_agent_summary {
 	struct kf_record_failure *failures; /* the most frequent errors of failed requests */
 	int n_failures;
 	double wall_s;          /* of this invocation; 0 when only read back */
+	/* Refinements that quoted their parent's profile, and what that cost (agent/profile_cost.h). */
+	int refinements, profiled_refinements;
+	double profile_bytes_mean, profile_tokens_mean;
 };
 
 struct kf_agent_run_args {

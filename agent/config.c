@@ -25,6 +25,8 @@
 #define DEFAULT_VERIFY "standard"
 #define VERIFY_CHOICES "off|standard|full"
 #define DEFAULT_CPU_WORKERS 1
+#define DEFAULT_PROFILE "kept"
+#define DEFAULT_MIN_DISTANCE 0.1 /* docs/agent.md says why */
 #define NVIDIA_GPUS_DIR "/proc/driver/nvidia/gpus"
 
 static const struct kf_agent_option options[] = {
@@ -88,6 +90,14 @@ static const struct kf_agent_option options[] = {
 	  "trust threshold for the ranking's P(correct) (default 0.5)" },
 	{ "llm-judge-model", "llm_judge_model", KF_OPT_STRING, 0, 0, NULL, false,
 	  "LLM-judge verifier: this model, at the run's endpoint, judges correct candidates (default off)" },
+	{ "profile", "profile", KF_OPT_CHOICE, 0, 0, "kept|off", false,
+	  "profile each correct kept candidate in a separate sandboxed run and quote the metrics in its refinement (default kept)" },
+	{ "min-distance", "min_distance", KF_OPT_NUMBER, 0, 1, NULL, false,
+	  "diversity: a kept candidate's source differs from each better kept one by at least this share (default 0.1; 0: keep-k-best)" },
+	{ "explore", "explore", KF_OPT_NUMBER, 0, 1, NULL, false,
+	  "share of each refinement round's requests that sample afresh instead of refining (default 0)" },
+	{ "stop-at-sol", "stop_at_sol", KF_OPT_NUMBER, 0, 1, NULL, false,
+	  "a task plans no more rounds once its best correct kernel reaches this SOL fraction (default 0: off)" },
 	{ NULL, NULL, KF_OPT_STRING, 0, 0, NULL, false, NULL },
 };
 
@@ -142,6 +152,10 @@ cJSON *kf_agent_config_default(void)
 	put(c, "seed", cJSON_CreateNumber((double)(seed % (uint64_t)MAX_EXACT_INT)));
 	put(c, "verify", cJSON_CreateString(DEFAULT_VERIFY));
 	put(c, "theta", cJSON_CreateNumber(KF_RANKING_DEFAULT_THETA));
+	put(c, "profile", cJSON_CreateString(DEFAULT_PROFILE));
+	put(c, "min_distance", cJSON_CreateNumber(DEFAULT_MIN_DISTANCE));
+	put(c, "explore", cJSON_CreateNumber(0));
+	put(c, "stop_at_sol", cJSON_CreateNumber(0));
 	return c;
 }
 
@@ -271,6 +285,12 @@ static void read_ranking(const cJSON *c, struct kf_agent_config *out)
 			out->verify = (enum kf_agent_verify)i;
 	out->theta = get_num(c, "theta", KF_RANKING_DEFAULT_THETA);
 	out->llm_judge_model = get_str(c, "llm_judge_model");
+	/* Runs recorded before these options existed read as keep-k-best without profiles. */
+	const char *profile = get_str(c, "profile");
+	out->profile = profile && !strcmp(profile, "kept");
+	out->min_distance = get_num(c, "min_distance", 0);
+	out->explore = get_num(c, "explore", 0);
+	out->stop_at_sol = get_num(c, "stop_at_sol", 0);
 }
 
 /* GPUs on this machine, counted without starting CUDA (the judge workers are forked from this

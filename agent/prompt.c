@@ -359,7 +359,88 @@ static int feedback_failure(enum kf_backend b, const cJSON *r, kf_buf *out, kf_e
 	return kf_prompt_render(FEEDBACK_FILE, "failure", vars, sizeof vars / sizeof vars[0], out, err);
 }
 
-static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJSON *r, kf_buf *out, kf_err *err)
+/* ---- the profile ---- */
+
+/* One metric's line: value, headroom and detail formatted here, the words from metric_<name>. */
+static int profile_metric(const char *name, const cJSON *m, kf_buf *out, kf_err *err)
+{
+	char value[VALUE_MAX] = "", headroom[VALUE_MAX] = "n/a", detail[VALUE_MAX * 2] = "";
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+	size_t n = strlen(name);
+	if (n > 4 && !strcmp(name + n - 4, "_pct") && cJSON_IsNumber(v)) {
+		snprintf(value, sizeof value, v->valuedouble < 10 ? "%.1f" : "%.0f", v->valuedouble);
+		if (v->valuedouble > 0)
+			snprintf(headroom, sizeof headroom, "%.1fx", PERCENT / v->valuedouble);
+	} else if (!strcmp(name, "cores_used") && cJSON_IsNumber(v)) {
+		snprintf(value, sizeof value, "%.1f", v->valuedouble);
+		fmt_number(cJSON_GetObjectItemCaseSensitive(m, "cores"), "%.0f", detail);
+	} else if (!strcmp(name, "vector_share")) {
+		snprintf(value, sizeof value, "%.0f of %.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "vector_loops")),
+			 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "loops")));
+		const cJSON *miss = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "missed_loops"), 0);
+		if (miss)
+			snprintf(detail, sizeof detail, " (the loop at line %.0f is not: %s)",
+				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(miss, "line")), str_or(miss, "why", "?"));
+	} else if (!strcmp(name, "ipc") || !strcmp(name, "waves")) {
+		fmt_number(v, !strcmp(name, "ipc") ? "%.2f" : "%.3g", value);
+		const cJSON *tail = cJSON_GetObjectItemCaseSensitive(m, "tail_pct");
+		if (!strcmp(name, "waves") && cJSON_IsNumber(tail))
+			snprintf(detail, sizeof detail, "; the last wave fills %.0f%% of them", tail->valuedouble);
+	} else if (!strcmp(name, "top_stall")) {
+		snprintf(value, sizeof value, "%s", cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?");
+		const cJSON *pct = cJSON_GetObjectItemCaseSensitive(m, "top_stall_pct");
+		if (cJSON_IsNumber(pct))
+			snprintf(detail, sizeof detail, " (%.0f%% of stalls)", pct->valuedouble);
+	} else {
+		fmt_number(v, "%.3g", value);
+	}
+	if (!strcmp(name, "occupancy_theoretical_pct")) {
+		const char *lim = str_or(m, "occupancy_limiter", NULL);
+		if (lim)
+			snprintf(detail, sizeof detail, " (limited by %s)", lim);
+	} else if (!strcmp(name, "occupancy_pct")) {
+		const cJSON *th = cJSON_GetObjectItemCaseSensitive(m, "occupancy_theoretical_pct");
+		const char *lim = str_or(m, "occupancy_limiter", NULL);
+		if (cJSON_IsNumber(th))
+			snprintf(detail, sizeof detail, " (theoretical %.0f%%%s%s)", th->valuedouble, lim ? ", limited by " : "",
+				 lim ? lim : "");
+	}
+	char section[VALUE_MAX];
+	snprintf(section, sizeof section, "metric_%s", name);
+	const struct kf_prompt_var vars[] = { { "value", value }, { "headroom", headroom }, { "detail", detail } };
+	return kf_prompt_render(FEEDBACK_FILE, section, vars, sizeof vars / sizeof vars[0], out, err);
+}
+
+int kf_prompt_profile(const cJSON *profile, kf_buf *out, kf_err *err)
+{
+	const char *bound = str_or(profile, "bound", NULL);
+	if (!profile || !bound)
+		return KF_OK;
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(profile, "metrics"), *k;
+	kf_buf lines = KF_BUF_INIT;
+	int rc = KF_OK;
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(profile, "key")) {
+		if (!cJSON_IsString(k))
+			continue;
+		if (lines.len)
+			kf_buf_adds(&lines, "\n");
+		if ((rc = profile_metric(k->valuestring, m, &lines, err)) != KF_OK)
+			break;
+	}
+	if (rc == KF_OK) {
+		const struct kf_prompt_var vars[] = {
+			{ "bound", bound },
+			{ "why", str_or(profile, "bound_why", "") },
+			{ "metrics", lines.data ? lines.data : "" },
+		};
+		rc = kf_prompt_render(FEEDBACK_FILE, "profile", vars, sizeof vars / sizeof vars[0], out, err);
+	}
+	kf_buf_free(&lines);
+	return rc;
+}
+
+static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJSON *r, const cJSON *profile,
+			    kf_buf *out, kf_err *err)
 {
 	char time[VALUE_MAX], ref[VALUE_MAX], tsol[VALUE_MAX], speedup[VALUE_MAX], sol[VALUE_MAX];
 	const cJSON *v;
@@ -376,13 +457,23 @@ static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJ
 	else
 		snprintf(sol, sizeof sol, "n/a");
 	const char *bound = str_or(r, "bound", "memory");
-	kf_buf bench = KF_BUF_INIT, hint = KF_BUF_INIT;
+	kf_buf bench = KF_BUF_INIT, hint = KF_BUF_INIT, prof = KF_BUF_INIT;
 	kf_task_shape_format(t, &t->bench[b], &bench);
 	char hint_section[VALUE_MAX];
-	/* Only devices have special-function units; anything unknown reads as memory-bound. */
-	const char *kind = !strcmp(bound, "compute") || (!strcmp(bound, "sfu") && b == KF_BACKEND_CUDA) ? bound : "memory";
+	/* The profile's bound, when there is one, says more than the task's: a memory-bound task's
+	 * kernel can be latency-bound. Only devices have special-function units; anything unknown
+	 * reads as memory-bound. */
+	const char *measured = str_or(profile, "bound", NULL), *want = measured ? measured : bound;
+	const char *kind = !strcmp(want, "compute") || !strcmp(want, "latency") ||
+					   (!strcmp(want, "sfu") && b == KF_BACKEND_CUDA)
+				   ? want
+				   : "memory";
 	snprintf(hint_section, sizeof hint_section, "hint_%s_%s", kind, kf_backend_name(b));
 	int rc = kf_prompt_render(FEEDBACK_FILE, hint_section, NULL, 0, &hint, err);
+	if (rc == KF_OK)
+		rc = kf_prompt_profile(profile, &prof, err);
+	if (rc == KF_OK && prof.len)
+		kf_buf_adds(&prof, "\n");
 	if (rc == KF_OK) {
 		const struct kf_prompt_var vars[] = {
 			{ "bench_shape", bench.data },
@@ -392,6 +483,7 @@ static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJ
 			{ "t_sol", tsol },
 			{ "sol_percent", sol },
 			{ "bound", bound },
+			{ "profile", prof.data ? prof.data : "" },
 			{ "bound_hint", hint.data ? hint.data : "" },
 			{ "language", kf_extract_language(b) },
 		};
@@ -399,15 +491,16 @@ static int feedback_success(const struct kf_task *t, enum kf_backend b, const cJ
 	}
 	kf_buf_free(&bench);
 	kf_buf_free(&hint);
+	kf_buf_free(&prof);
 	return rc;
 }
 
-int kf_prompt_feedback(const struct kf_task *t, enum kf_backend b, const cJSON *result, kf_buf *out,
-		       kf_err *err)
+int kf_prompt_feedback(const struct kf_task *t, enum kf_backend b, const cJSON *result, const cJSON *profile,
+		       kf_buf *out, kf_err *err)
 {
 	switch (kf_rank_class(str_or(result, "verdict", NULL))) {
 	case KF_CLASS_OK:
-		return feedback_success(t, b, result, out, err);
+		return feedback_success(t, b, result, profile, out, err);
 	case KF_CLASS_COMPILE:
 		return feedback_compile(b, result, out, err);
 	case KF_CLASS_INCORRECT:
@@ -428,12 +521,13 @@ static void add_sanitized(cJSON *messages, const char *role, const kf_buf *text)
 }
 
 int kf_prompt_refine_messages(const struct kf_task *t, enum kf_backend b, const struct kf_peaks *peaks,
-			      const char *parent_source, const cJSON *parent_result, cJSON **messages, kf_err *err)
+			      const char *parent_source, const cJSON *parent_result, const cJSON *parent_profile,
+			      cJSON **messages, kf_err *err)
 {
 	kf_buf code = KF_BUF_INIT, feedback = KF_BUF_INIT;
 	int rc = kf_prompt_task_messages(t, b, peaks, messages, err);
 	if (rc == KF_OK)
-		rc = kf_prompt_feedback(t, b, parent_result, &feedback, err);
+		rc = kf_prompt_feedback(t, b, parent_result, parent_profile, &feedback, err);
 	if (rc == KF_OK) {
 		size_t n = strlen(parent_source);
 		kf_buf_addf(&code, "```%s\n%s%s```", kf_extract_language(b), parent_source,

@@ -32,14 +32,21 @@ int kf_prompt_task_messages(const struct kf_task *t, enum kf_backend b, const st
 
 /* Feedback on one judge result: compile errors (log trimmed to the useful lines), a correctness
  * failure (shape, first mismatch, error magnitudes), another rejection, or success (time, speedup,
- * SOL fraction and what bounds the task). */
-int kf_prompt_feedback(const struct kf_task *t, enum kf_backend b, const cJSON *result, kf_buf *out,
-		       kf_err *err);
+ * SOL fraction and what bounds the task, and, given the candidate's profile (eval/judge/profile.h;
+ * NULL: none), the bound it measured, the metrics that matter for it and their gap to peak, with
+ * the hint for that bound). */
+int kf_prompt_feedback(const struct kf_task *t, enum kf_backend b, const cJSON *result, const cJSON *profile,
+		       kf_buf *out, kf_err *err);
+
+/* The profile section of a success feedback alone (nothing for NULL or a profile without a bound):
+ * what a profile adds to a refinement prompt, so its token cost can be measured. */
+int kf_prompt_profile(const cJSON *profile, kf_buf *out, kf_err *err);
 
 /* A refinement: the first-round conversation, the parent's code as the assistant's turn, and the
- * feedback on the parent's evaluation as the next user turn. */
+ * feedback on the parent's evaluation (with its profile, when not NULL) as the next user turn. */
 int kf_prompt_refine_messages(const struct kf_task *t, enum kf_backend b, const struct kf_peaks *peaks,
-			      const char *parent_source, const cJSON *parent_result, cJSON **messages, kf_err *err);
+			      const char *parent_source, const cJSON *parent_result, const cJSON *parent_profile,
+			      cJSON **messages, kf_err *err);
 
 /* The error lines of a compiler log with a little context each, capped in lines and bytes; the
  * start of the log when it has no error line. */

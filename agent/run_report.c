@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "agent/profile_cost.h"
 #include "common/clock.h"
 
 #define REDRAW_NS 100000000LL      /* a terminal line is redrawn at most ten times a second */
@@ -108,7 +109,10 @@ static bool event_line(const struct kf_agent_event *e, bool tty, char *out, size
 		snprintf(out, len, "%s: round %d planned (%s)", e->task, e->round, e->what);
 		return true;
 	case KF_AGENT_EV_TASK_DONE:
-		snprintf(out, len, "%s: done", e->task);
+		if (e->what && !strcmp(e->what, "sol_reached"))
+			snprintf(out, len, "%s: done (its best kernel reached --stop-at-sol)", e->task);
+		else
+			snprintf(out, len, "%s: done", e->task);
 		return true;
 	case KF_AGENT_EV_RANKED:
 		if (!strcmp(e->what, "ranked"))
@@ -214,6 +218,11 @@ void kf_run_report_table(FILE *f, const struct kf_agent_summary *s)
 		fprintf(f, " %s %.3g%s", name, s->fast_p[i], i + 1 < KF_LB_N_FAST_P ? "," : ";");
 	}
 	fprintf(f, " pass@1 %.3g\n", s->pass_at_1);
+	if (s->refinements)
+		fprintf(f, "profiles: %d of %d refinements quoted their parent's profile, %.0f bytes each"
+			   " (about %.0f tokens at %g bytes a token)\n",
+			s->profiled_refinements, s->refinements, s->profile_bytes_mean, s->profile_tokens_mean,
+			KF_BYTES_PER_TOKEN);
 	for (int i = 0; i < s->n_failures; i++) {
 		char error[DETAIL_MAX + 1];
 		one_line(s->failures[i].error, error, sizeof error);
@@ -269,6 +278,11 @@ cJSON *kf_run_report_json(const struct kf_agent_summary *s)
 	cJSON_AddNumberToObject(o, "tokens_out", (double)s->tokens_out);
 	add_num_or_null(o, "cost_usd", s->cost_usd);
 	cJSON_AddNumberToObject(o, "wall_s", s->wall_s);
+	cJSON *pf = cJSON_AddObjectToObject(o, "profile_feedback");
+	cJSON_AddNumberToObject(pf, "refinements", s->refinements);
+	cJSON_AddNumberToObject(pf, "profiled", s->profiled_refinements);
+	cJSON_AddNumberToObject(pf, "bytes_mean", s->profile_bytes_mean);
+	cJSON_AddNumberToObject(pf, "tokens_mean", s->profile_tokens_mean);
 	cJSON *tasks = cJSON_AddArrayToObject(o, "tasks");
 	for (int i = 0; i < s->n_tasks; i++) {
 		const struct kf_agent_task_summary *t = &s->tasks[i];

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/diversity.h"
 #include "agent/extract.h"
 #include "agent/llm_judge.h"
 #include "agent/prompt.h"
@@ -32,6 +33,7 @@
 #include "common/rng.h"
 #include "common/sha256.h"
 #include "eval/judge/judge.h"
+#include "eval/judge/profile.h"
 
 #define TICK_MS 1000               /* the longest the loop waits without a progress tick */
 #define SLURM_ARGV_MAX 32
@@ -648,11 +650,23 @@ static int compare_keys(const void *a, const void *b)
 	return kf_rank_compare(a, b);
 }
 
-/* The task's best `keep` judged candidates, best first; returns how many. */
-static int best_candidates(const struct run *r, int task, int64_t *ids)
+/* Whether candidate `id` is at least min_distance from every source in kept[0..n). */
+static int far_enough(struct run *r, int64_t id, char **kept, int n, char **source, bool *far, kf_err *err)
+{
+	*far = true;
+	int rc = kf_record_candidate_source(r->s, id, source, NULL, err);
+	for (int i = 0; i < n && rc == KF_OK && *far; i++)
+		*far = kf_source_distance(*source, kept[i]) >= r->cfg.min_distance;
+	return rc;
+}
+
+/* The task's best `keep` judged candidates, best first, into ids (*n_out of them). With
+ * --min-distance, a candidate too close in source to a better kept one is passed over while others
+ * remain, so the round refines different kernels; the passed-over fill what is left. */
+static int best_candidates(struct run *r, int task, int64_t *ids, int *n_out, kf_err *err)
 {
 	struct kf_rank_key *keys = kf_xcalloc((size_t)r->n_cands + 1, sizeof *keys);
-	int n = 0;
+	int n = 0, kept = 0, rc = KF_OK;
 	for (int i = 0; i < r->n_cands; i++) {
 		const struct cand *c = &r->cands[i];
 		if (c->task == task && c->evaluated)
@@ -660,28 +674,100 @@ static int best_candidates(const struct run *r, int task, int64_t *ids)
 							  .sol_fraction = c->sol_fraction, .id = c->id };
 	}
 	qsort(keys, (size_t)n, sizeof *keys, compare_keys);
-	if (n > r->cfg.keep)
-		n = r->cfg.keep;
-	for (int i = 0; i < n; i++)
-		ids[i] = keys[i].id;
+	bool *taken = kf_xcalloc((size_t)n + 1, sizeof *taken);
+	char **sources = kf_xcalloc((size_t)r->cfg.keep + 1, sizeof *sources);
+	for (int i = 0; i < n && kept < r->cfg.keep && rc == KF_OK; i++) {
+		char *source = NULL;
+		bool far = true;
+		if (r->cfg.min_distance > 0)
+			rc = far_enough(r, keys[i].id, sources, kept, &source, &far, err);
+		if (rc == KF_OK && far) {
+			taken[i] = true;
+			sources[kept] = source;
+			ids[kept++] = keys[i].id;
+		} else {
+			free(source);
+		}
+	}
+	for (int i = 0; i < n && kept < r->cfg.keep; i++)
+		if (!taken[i])
+			ids[kept++] = keys[i].id;
+	for (int i = 0; i < r->cfg.keep; i++)
+		free(sources[i]);
+	free(sources);
+	free(taken);
 	free(keys);
-	return n;
+	*n_out = kept;
+	return rc;
 }
 
-/* The conversation that refines candidate `id`. */
+/* The profile of candidate id's latest evaluation, made now (and stored) when it has none; NULL
+ * when it is not correct, profiles are off, or a caller's judge offers none. A profiled run that
+ * fails is stored as such and quoted as nothing. */
+static int parent_profile(struct run *r, int task, int64_t id, cJSON **profile, kf_err *err)
+{
+	*profile = NULL;
+	const struct cand *c = find_cand(r, id);
+	if (!r->cfg.profile || !c || strcmp(c->verdict, "ok") || (r->inline_judge && !r->judge.profile))
+		return KF_OK;
+	int64_t eval_id = 0;
+	uint64_t seed = judge_seed(r, c); /* now: waiting below may grow (move) the candidate list */
+	int rc = kf_profile_latest(r->s, id, &eval_id, profile, err);
+	if (rc != KF_OK || *profile || !eval_id)
+		return rc;
+	char *source = NULL;
+	size_t len = 0;
+	cJSON *result = NULL;
+	if ((rc = kf_record_candidate_source(r->s, id, &source, &len, err)) == KF_OK)
+		rc = kf_record_latest_result(r->s, id, &result, err);
+	/* Replies and verdicts that arrived meanwhile are taken first, as before a verification; and
+	 * the profiled run shares the machine, so it waits until no judge worker is busy: it never runs
+	 * beside a candidate being timed. */
+	if (rc == KF_OK && kf_http_flush(r->http, FLUSH_BEFORE_JUDGE_MS, err) != KF_OK)
+		rc = err->code;
+	while (rc == KF_OK && r->pool && judging_any(r) && !*r->stop)
+		rc = wait_step(r, TICK_MS, err);
+	const struct kf_task *t = r->tasks[task].t;
+	if (rc == KF_OK && r->inline_judge) {
+		rc = r->judge.profile(r->judge.ctx, t, &r->peaks, source, len, result, profile, err);
+	} else if (rc == KF_OK) {
+		struct kf_profile_opts po;
+		kf_profile_opts_default(&po);
+		po.backend = r->cfg.backend;
+		po.device = r->cfg.device;
+		po.seed = seed;
+		rc = kf_profile_candidate(t, &r->peaks, source, len, result, &po, profile, err);
+	}
+	if (rc == KF_OK && *profile)
+		rc = kf_profile_put(r->s, eval_id, *profile,
+				    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(*profile, "seconds")), err);
+	free(source);
+	cJSON_Delete(result);
+	if (rc == KF_OK && *profile && !cJSON_GetObjectItemCaseSensitive(*profile, "bound")) {
+		cJSON_Delete(*profile); /* failed: on record, but nothing to quote */
+		*profile = NULL;
+	}
+	return rc;
+}
+
+/* The conversation that refines candidate `id` (with its profile, when it has one). */
 static int refine_messages(struct run *r, int task, int64_t id, cJSON **messages, kf_err *err)
 {
 	char *source = NULL;
-	cJSON *result = NULL;
-	int rc = kf_record_candidate_source(r->s, id, &source, NULL, err);
+	cJSON *result = NULL, *profile = NULL;
+	int rc = parent_profile(r, task, id, &profile, err);
+	if (rc == KF_OK)
+		rc = kf_record_candidate_source(r->s, id, &source, NULL, err);
 	if (rc == KF_OK)
 		rc = kf_record_latest_result(r->s, id, &result, err);
 	if (rc == KF_OK && !result)
 		rc = kf_errf(err, KF_EINTERNAL, "candidate %lld has no evaluation to refine from", (long long)id);
 	if (rc == KF_OK)
-		rc = kf_prompt_refine_messages(r->tasks[task].t, r->cfg.backend, &r->peaks, source, result, messages, err);
+		rc = kf_prompt_refine_messages(r->tasks[task].t, r->cfg.backend, &r->peaks, source, result, profile,
+					       messages, err);
 	free(source);
 	cJSON_Delete(result);
+	cJSON_Delete(profile);
 	return rc;
 }
 
@@ -695,16 +781,21 @@ static int plan_round(struct run *r, int task, int round, kf_err *err)
 	cJSON *fresh = NULL;
 	int n_best = 0;
 	if (round > 1 && (rc = rank_run(r, err)) == KF_OK)
-		n_best = best_candidates(r, task, best);
+		rc = best_candidates(r, task, best, &n_best, err);
 	for (int i = 0; i < n_best && rc == KF_OK; i++)
 		rc = refine_messages(r, task, best[i], &per_parent[i], err);
-	if (rc == KF_OK && !n_best)
+	/* --explore: the round's last requests sample afresh; at least one request still refines. */
+	int n_fresh = n_best ? (int)floor(r->cfg.explore * n + 0.5) : n;
+	if (n_best && n_fresh >= n)
+		n_fresh = n - 1;
+	if (rc == KF_OK && n_fresh)
 		rc = kf_prompt_task_messages(r->tasks[task].t, r->cfg.backend, &r->peaks, &fresh, err);
 	if (rc != KF_OK)
 		goto out;
 	for (int i = 0; i < n; i++) {
-		parents[i] = n_best ? best[i % n_best] : 0;
-		msgs[i] = n_best ? per_parent[i % n_best] : fresh;
+		bool refines = i < n - n_fresh;
+		parents[i] = refines ? best[i % n_best] : 0;
+		msgs[i] = refines ? per_parent[i % n_best] : fresh;
 	}
 	rc = kf_record_plan_round(r->s, r->id, r->tasks[task].t->name, round, n, parents, msgs, r->cfg.params.model,
 				  r->params, ids, err);
@@ -739,6 +830,20 @@ static bool replay_task_complete(const struct run *r, int task)
 	return true;
 }
 
+/* --stop-at-sol: the task's best correct kernel is close enough to the speed of light. */
+static bool reached_sol(const struct run *r, int task)
+{
+	if (r->cfg.stop_at_sol <= 0)
+		return false;
+	for (int i = 0; i < r->n_cands; i++) {
+		const struct cand *c = &r->cands[i];
+		if (c->task == task && c->evaluated && !strcmp(c->verdict, "ok") && !isnan(c->sol_fraction) &&
+		    c->sol_fraction >= r->cfg.stop_at_sol)
+			return true;
+	}
+	return false;
+}
+
 static int advance_tasks(struct run *r, kf_err *err)
 {
 	for (int i = 0; i < r->n_tasks; i++) {
@@ -755,6 +860,11 @@ static int advance_tasks(struct run *r, kf_err *err)
 		if (ts->round >= r->cfg.rounds) {
 			ts->done = true;
 			emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "done");
+			continue;
+		}
+		if (ts->round > 0 && reached_sol(r, i)) {
+			ts->done = true;
+			emit_simple(r, KF_AGENT_EV_TASK_DONE, i, "sol_reached");
 			continue;
 		}
 		if (plan_round(r, i, ts->round + 1, err) != KF_OK)

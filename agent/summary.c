@@ -9,6 +9,7 @@
 
 #include "agent/agent.h"
 #include "agent/extract.h"
+#include "agent/profile_cost.h"
 #include "agent/rank.h"
 #include "agent/record.h"
 #include "common/fs.h"
@@ -151,6 +152,13 @@ int kf_agent_summarize(struct kf_store *s, int64_t run_id, struct kf_agent_summa
 		out->tokens_in = all.tokens_in;
 		out->tokens_out = all.tokens_out;
 		out->cost_usd = all.cost_usd;
+	}
+	struct kf_profile_cost pc;
+	if (rc == KF_OK && (rc = kf_profile_cost(s, run_id, &pc, err)) == KF_OK) {
+		out->refinements = pc.refinements;
+		out->profiled_refinements = pc.profiled;
+		out->profile_bytes_mean = pc.bytes_mean;
+		out->profile_tokens_mean = pc.tokens_mean;
 	}
 out:
 	kf_task_list_free(tasks, n_tasks);

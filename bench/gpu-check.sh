@@ -21,6 +21,10 @@
 #   --throughput  kforge run's throughput (build/bench/throughput --backend cuda --gpus N, N the visible
 #                 GPUs, at most 2; about 3 minutes): serial, 1 GPU and N GPUs, the leaderboards compared
 #   --no-tests    skip make test-gpu's binary
+#   --profile     profiler feedback (issue 21): `kforge run --backend cuda` against the scripted server on
+#                 vector_add (build/bench/profile_check), printing the stored CUPTI profile and the refinement
+#                 prompt's quoted metrics; then the first hostile CUDA kernel of each expected verdict profiled
+#                 and judged, its verdict as expected (build/profile_check --hostile tests/kernels/cuda: all of them)
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -58,7 +62,7 @@ part() { # limit_s command...: runs command in its own session; exit 124 when ki
 }
 examples=0 # --examples
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1 profile=0
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -70,6 +74,7 @@ for a in "$@"; do
 	--fidelity) fidelity=1 ;;
 	--throughput) throughput=1 ;;
 	--no-tests) tests=0 ;;
+	--profile) profile=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -116,6 +121,13 @@ if [ $throughput = 1 ]; then
 	row "kforge run throughput (bench/throughput)" "exit $?" "$ngpu GPU(s)" "$(tail -1 "$out/throughput.log")"
 	grep -E 'candidates per minute|judging share|compiled ahead|reply to verdict|against|leaderboard' \
 		"$out/throughput.log" | tee -a "$table" >/dev/null
+fi
+
+if [ $profile = 1 ]; then
+	kf env KFORGE_BIN=build/kforge build/profile_check --backend cuda --hostile tests/kernels/cuda --sample \
+		--db "$out/profile.db" > "$out/profile.log" 2>&1
+	row "profiler feedback (bench/profile_check)" "exit $?" "" "$(grep -E 'profile check|hostile corpus' "$out/profile.log" | tr '\n' ' ')"
+	sed -n '/^stored profile/,/^kforge run exit/p' "$out/profile.log" | tee -a "$table"
 fi
 
 if [ $tests = 1 ] && [ -x build/kforge-gpu-tests ]; then

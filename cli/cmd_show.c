@@ -7,14 +7,16 @@
 #include "agent/run_report.h"
 #include "cli/cli.h"
 #include "db/store.h"
+#include "eval/judge/profile.h"
 
 static const char *const help_text =
 	"usage: kforge show ID [--db PATH] [--json]\n"
 	"       kforge show --run RUN_ID [--db PATH] [--json]\n"
 	"\n"
 	"Prints a recorded submission (task, backend, submitter, source hash) and every evaluation of it\n"
-	"with its verdict, reason and timings. With --json, the whole record as one JSON object,\n"
-	"including the source and each evaluation's full result.\n"
+	"with its verdict, reason and timings, and its profile when `kforge run` profiled it. With --json,\n"
+	"the whole record as one JSON object, including the source, each evaluation's full result and\n"
+	"its \"profile\" (eval/judge/profile.h).\n"
 	"With --run, prints an agent run as stored instead: its status and stop reason, and for every task\n"
 	"of the run (those with nothing judged too) the requests, failures, candidates extracted and judged,\n"
 	"and the selected kernel with its verdict, time, speedup and SOL; then the requests finished, failed\n"
@@ -81,6 +83,9 @@ static void print_human(const cJSON *c)
 			       cJSON_GetNumberValue(cJSON_GetObjectItem(e, "ref_time_ms")),
 			       cJSON_GetNumberValue(cJSON_GetObjectItem(e, "speedup")),
 			       cJSON_GetNumberValue(cJSON_GetObjectItem(e, "sol_fraction")));
+		const cJSON *profile = cJSON_GetObjectItem(e, "profile");
+		if (profile)
+			kf_profile_print(stdout, profile, "    ");
 	}
 }
 
@@ -117,7 +122,9 @@ int kf_cmd_show(int argc, char **argv)
 		return rc == KF_OK ? KF_EXIT_OK : kf_cli_fail(&err);
 	}
 	cJSON *c = NULL;
-	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK) {
+	if (kf_cli_open_db(kf_cli_db_path(db), true, &store, &err) != KF_OK || kf_store_get_candidate(store, id, &c, &err) != KF_OK ||
+	    kf_profile_attach(store, c, &err) != KF_OK) {
+		cJSON_Delete(c);
 		kf_store_close(store);
 		return kf_cli_fail(&err);
 	}

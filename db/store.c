@@ -191,6 +191,16 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (fit_id, evaluation_id)"
 	") STRICT;"
 	"CREATE INDEX posteriors_by_evaluation ON posteriors(evaluation_id, fit_id);",
+	/* 4: profiles of evaluated candidates (eval/judge/profile.c owns the SQL): one separate
+	 * sandboxed run per profiled evaluation, kept apart from its verdict and times. */
+	"CREATE TABLE profiles ("
+	"  evaluation_id INTEGER PRIMARY KEY REFERENCES evaluations(id),"
+	"  backend TEXT NOT NULL,"
+	"  profile TEXT NOT NULL CHECK (json_valid(profile)),"
+	"  seconds REAL NOT NULL,"
+	"  kforge_version TEXT NOT NULL,"
+	"  created_at TEXT NOT NULL DEFAULT (" SQL_NOW ")"
+	") STRICT;",
 };
 
 #define LATEST_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

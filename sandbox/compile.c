@@ -886,10 +886,11 @@ int kf_compile(const struct kf_compile_req *req, struct kf_compile_res *res, kf_
 	const char *const target[] = { "-gencode", gencode, NULL };
 	cuda_gencode(req->cuda_arch, gencode, sizeof gencode);
 	const char *const *const arch = req->backend == KF_BACKEND_CUDA ? target : NULL;
-	const char *const *const c_lists[] = { t->compile_flags, arch, c_files, req->include_dir ? inc : NULL };
+	const char *const *const c_lists[] = { t->compile_flags, arch, c_files, req->include_dir ? inc : NULL,
+					       req->report_flags };
 	const char *const *const l_lists[] = { t->compile_flags, arch, l_files, t->link_flags,
 					       req->vendor_libs ? t->vendor_link : NULL };
-	build_argv(cargv, compiler, c_lists, 4);
+	build_argv(cargv, compiler, c_lists, 5);
 	build_argv(largv, compiler, l_lists, 5);
 	char cflags[256], lflags[256];
 	join_argv(cargv, cflags, sizeof cflags);

@@ -215,6 +215,11 @@ static pid_t runner_pid(struct kf_runner *r)
 	return r->runner_pid;
 }
 
+pid_t kf_runner_pid(struct kf_runner *r)
+{
+	return r ? runner_pid(r) : 0;
+}
+
 /* The state letter of thread tid of process pid (R, S, T, ...), read from /proc; 0 when it is gone. */
 static char thread_state(pid_t pid, const char *tid)
 {
@@ -628,7 +633,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_cpu, sizeof a_cpu, "%.0f", r->cpu_limit_s);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
-	snprintf(a_vendor, sizeof a_vendor, "%d", o->vendor_libs ? 1 : 0);
+	snprintf(a_vendor, sizeof a_vendor, "%d", (o->vendor_libs ? 1 : 0) | (o->profile ? KF_RUNNER_FLAG_PROFILE : 0));
 	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
 	if (make_cgroup(r, o, err) != KF_OK)
 		goto fail;

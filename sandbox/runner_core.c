@@ -361,8 +361,10 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	done.type = KF_MSG_SETUP_DONE;
 	done.bytes = (uint64_t)(uintptr_t)base;
 	send_msg(&done);
+	kf_runner_calibrating = true;
 	if (serve(be, state, base, area_bytes, null_call, true) != 1)
 		_exit(0);
+	kf_runner_calibrating = false;
 
 	if (ask_init(link, KF_LINK_LOADING, -1) != 0)
 		die_setup("the namespace init did not acknowledge the load");
@@ -592,7 +594,10 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-/* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE VENDOR_LIBS(0|1) */
+bool kf_runner_profile, kf_runner_calibrating;
+
+/* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE FLAGS (1: vendor libraries,
+ * KF_RUNNER_FLAG_PROFILE: a profiled run) */
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 {
 	struct runner_args a;
@@ -601,13 +606,14 @@ int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 	if (argc != 9 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
 	    parse_size(argv[3], &a.shm_ro_bytes) || parse_size(argv[4], &cpu_s) ||
 	    parse_size(argv[5], &a.lim.data_bytes) || parse_size(argv[6], &a.lim.fsize_bytes) ||
-	    parse_size(argv[7], &device) || parse_size(argv[8], &vendor) || vendor > 1) {
+	    parse_size(argv[7], &device) || parse_size(argv[8], &vendor) || vendor > (1 | KF_RUNNER_FLAG_PROFILE)) {
 		fprintf(stderr, "%s: internal program of kforge (%s runner); not for direct use\n", argv[0], be->name);
 		return 2;
 	}
 	a.lim.cpu_s = (double)cpu_s;
 	a.device = (int)device;
-	a.vendor_libs = vendor == 1;
+	a.vendor_libs = (vendor & 1) != 0;
+	kf_runner_profile = (vendor & KF_RUNNER_FLAG_PROFILE) != 0;
 	a.lim.nofile = KF_RUNNER_NOFILE;
 	a.lim.nproc = KF_RUNNER_NPROC;
 	pid_t init = fork();

@@ -45,6 +45,12 @@ struct kf_runner_backend {
 /* Reports an allocation refused by the memory cap and ends the process (async-signal-safe). */
 void kf_runner_report_memory(size_t bytes);
 
+/* Set from the runner's command line before setup: a profiled run (eval/judge/profile.h), whose
+ * backend may bring up a profiler before the filter. */
+extern bool kf_runner_profile;
+/* True while the judge's calibration calls run the runner's own no-op (before LOAD). */
+extern bool kf_runner_calibrating;
+
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be);
 
 #endif

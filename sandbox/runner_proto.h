@@ -26,6 +26,9 @@ enum kf_runner_fd {
 	KF_RFD_FIRST_FREE = 9,
 };
 
+/* The runner's FLAGS argument: bit 0 loads the vendor libraries; this bit makes a profiled run. */
+#define KF_RUNNER_FLAG_PROFILE 2
+
 /* A runner is ended by killing it. Until LOAD, CALL runs the runner's own no-op function through
  * the backend's call path: the judge calibrates its clock on that trusted code. */
 enum kf_cmd_type { KF_CMD_CALL = 1, KF_CMD_PING = 2, KF_CMD_LOAD = 3 };

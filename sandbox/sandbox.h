@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/err.h"
 #include "eval/tasks/task.h"
@@ -43,6 +44,8 @@ struct kf_compile_req {
 	bool vendor_libs;        /* link the vendor libraries (cuBLAS) the task allows */
 	int cuda_arch;           /* CUDA: the device's compute capability (major*10 + minor), built
 				    as SASS for exactly that target; 0 = KF_CUDA_DEFAULT_ARCH */
+	const char *const *report_flags; /* NULL-terminated, added to the compile step: flags that only
+				    make the compiler report (the profiler's -fopt-info); NULL: none */
 };
 
 #define KF_CUDA_DEFAULT_ARCH 90 /* Hopper (H100, H200): where kforge is run and tested */
@@ -84,6 +87,9 @@ struct kf_runner_opts {
 	size_t mem_limit_bytes;   /* data-segment cap (RLIMIT_DATA), never RLIMIT_AS */
 	bool vendor_libs;         /* load the vendor libraries (cuBLAS) before the filter, for a
 				     kernel allowed to call them */
+	bool profile;             /* a profiled run (eval/judge/profile.h): on CUDA the runner brings
+				     up CUPTI before the filter and reports each call's metrics on its
+				     output; never used for a verdict or a time */
 };
 
 enum kf_call_status {
@@ -144,6 +150,8 @@ int kf_runner_ping(struct kf_runner *r, int64_t *wall_ns, kf_err *err);
 /* Captured stdout/stderr of the runner (capped), for the record, as valid UTF-8 with control
  * characters other than \n and \t escaped as \xNN. Valid until stop. */
 const char *kf_runner_output(struct kf_runner *r);
+/* The runner process's pid (host namespace), for the profiler's counters; 0 when unknown. */
+pid_t kf_runner_pid(struct kf_runner *r);
 /* Kills the runner's process tree and frees r (NULL is fine). */
 void kf_runner_stop(struct kf_runner *r);
 

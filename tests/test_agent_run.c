@@ -15,6 +15,7 @@
 #include "agent/agent.h"
 #include "common/clock.h"
 #include "common/fs.h"
+#include "eval/judge/profile.h"
 #include "tests/support/cli.h"
 #include "tests/support/db.h"
 #include "tests/support/llm_server.h"
@@ -331,4 +332,134 @@ Test(agent_run, runs_on_the_cuda_backend_where_a_gpu_is_present)
 	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE round = 1 AND reply LIKE '%```cuda%'"), 6);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
+}
+
+/* ---- profiles in the refinement feedback (issue 21) ---- */
+
+/* vector_add written so nothing is near a peak: one thread, and each element waits for the one
+ * before it (a carried division the compiler may not drop: 0 * inf is not 0), so the loop is
+ * neither parallel nor vectorised. Latency-bound: about a tenth of the bandwidth it could use. */
+static const char slow_vector_add[] =
+	"int kf_launch(const float *x, const float *y, float *out, int n)\n"
+	"{\n"
+	"\tfloat carry = 0.0f;\n"
+	"\tfor (int i = 0; i < n; i++) {\n"
+	"\t\tcarry = (x[i] + y[i]) + (carry / 3.0f) * 0.0f;\n"
+	"\t\tout[i] = carry;\n"
+	"\t}\n"
+	"\treturn 0;\n"
+	"}\n";
+
+struct profiled_run {
+	int fast_replies;
+	char *feedback;       /* the refinement's feedback as the server received it */
+	double best_speedup;  /* of the selected kernel */
+	bool selected_fast;   /* the selected kernel is the fast one */
+	bool show_has_profile; /* `kforge show` of the profiled candidate prints its profile */
+	double profiled, tokens_mean;
+	int64_t profiles;     /* rows in the profiles table */
+	char *profile;        /* the stored profile's JSON, or NULL */
+};
+
+/* One task, one sample, one refinement of it, against a server that answers the refinement with
+ * the fast kernel only when the feedback says "latency-bound". */
+static void run_profiled(const char *profile_flag, const char *db_path, struct profiled_run *out)
+{
+	char *fast = NULL, path[PATH_MAX];
+	kf_err err;
+	snprintf(path, sizeof path, "%s/examples/cpu/vector_add.c", kf_home());
+	cr_assert_eq(kf_read_file(path, 1 << 20, &fast, NULL, &err), KF_OK, "%s", err.msg);
+	struct kf_llm_server_config sc = { .slow_source = slow_vector_add, .fast_source = fast,
+					   .bound_marker = "latency-bound" };
+	cr_assert_eq(kf_llm_server_start(&sc, &srv, &err), KF_OK, "%s", err.msg);
+	const char *args[] = { "run", "--task", "vector_add", "--model", "scripted", "--samples", "1", "--rounds", "2",
+			       "--keep", "1", "--verify", "off", "--profile", profile_flag, "--base-url",
+			       kf_llm_server_url(srv), "--seeds", "1", "--timing-budget", "0.2", "--db", db_path, "--json",
+			       NULL };
+	struct kf_cli_result r;
+	run(args, RESUME_LIMIT_S, &r);
+	cr_assert_not_null(r.json, "stdout is not JSON (exit %d): " EXCERPT "\nstderr: " EXCERPT, r.exit_code, r.out, r.err);
+	memset(out, 0, sizeof *out);
+	out->fast_replies = kf_llm_server_replies(srv, KF_LLM_FAST);
+	out->feedback = kf_llm_server_last_feedback(srv);
+	const cJSON *task = cJSON_GetArrayItem(cJSON_GetObjectItem(r.json, "tasks"), 0);
+	cr_assert(kf_cli_json_num(task, "speedup", &out->best_speedup), "no speedup: " EXCERPT, r.out);
+	const cJSON *pf = cJSON_GetObjectItem(r.json, "profile_feedback");
+	cr_assert(kf_cli_json_num(pf, "profiled", &out->profiled) && kf_cli_json_num(pf, "tokens_mean", &out->tokens_mean));
+	double best_id = 0;
+	cr_assert(kf_cli_json_num(task, "best_candidate_id", &best_id), "nothing selected: " EXCERPT, r.out);
+	sqlite3 *h = kf_test_db_open(db_path);
+	out->profiles = kf_test_db_int(h, "SELECT COUNT(*) FROM profiles");
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT source FROM candidates WHERE id = %.0f", best_id);
+	sqlite3_stmt *sel;
+	if (sqlite3_prepare_v2(h, sql, -1, &sel, NULL) == SQLITE_OK && sqlite3_step(sel) == SQLITE_ROW)
+		out->selected_fast = !strcmp((const char *)sqlite3_column_text(sel, 0), fast);
+	sqlite3_finalize(sel);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, "SELECT profile FROM profiles LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		out->profile = kf_xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	int64_t profiled_id = kf_test_db_try_int(h, "SELECT e.candidate_id FROM profiles p JOIN evaluations e"
+						    " ON e.id = p.evaluation_id LIMIT 1");
+	sqlite3_close(h);
+	kf_cli_result_free(&r);
+	if (profiled_id > 0) { /* `kforge show` prints the stored profile with its evaluation */
+		char id[32];
+		snprintf(id, sizeof id, "%lld", (long long)profiled_id);
+		const char *show[] = { "show", id, "--db", db_path, NULL };
+		run(show, QUICK_LIMIT_S, &r);
+		out->show_has_profile = r.exit_code == 0 && strstr(r.out, "profile (cpu, n=") &&
+					strstr(r.out, "latency-bound") && strstr(r.out, "vector_share:");
+		kf_cli_result_free(&r);
+	}
+	kf_llm_server_stop(srv);
+	srv = NULL;
+	free(fast);
+}
+
+Test(agent_run, profile_metrics_reach_the_refinement_prompt_and_change_the_outcome)
+{
+	char db_off[PATH_MAX];
+	snprintf(db_off, sizeof db_off, "%s/off.db", tmpdir);
+	struct profiled_run on, off;
+	run_profiled("kept", db, &on);
+	run_profiled("off", db_off, &off);
+
+	/* With profiles: the kept candidate was profiled apart, the feedback named its bound and quoted
+	 * the CPU's metrics, so the model answered with the fast kernel, which the run selected. */
+	cr_expect_eq(on.profiles, 1, "one profile: the one kept candidate");
+	cr_assert_not_null(on.profile);
+	cJSON *p = cJSON_Parse(on.profile);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "bound")), "latency", "%s", on.profile);
+	const cJSON *m = cJSON_GetObjectItem(p, "metrics");
+	double v;
+	cr_expect(kf_cli_json_num(m, "vector_share", &v) && v < 1, "the slow loop is not vectorised: %s", on.profile);
+	cr_expect(kf_cli_json_num(m, "bw_pct", &v) && v < KF_PROFILE_SATURATED_PCT, "%s", on.profile);
+	cr_expect(cJSON_GetObjectItem(m, "cores_used") || cJSON_GetObjectItem(cJSON_GetObjectItem(p, "unavailable"), "counters"),
+		  "the task clock is counted or said to be unavailable: %s", on.profile);
+	cJSON_Delete(p);
+	cr_assert_not_null(on.feedback);
+	cr_expect(strstr(on.feedback, "latency-bound"), "the feedback names the bound: " EXCERPT, on.feedback);
+	cr_expect(strstr(on.feedback, "vectorised loops: 0 of"), "the feedback quotes the metric: " EXCERPT, on.feedback);
+	cr_expect_eq(on.fast_replies, 1);
+	cr_expect(on.show_has_profile, "kforge show prints the stored profile");
+	cr_expect_eq(on.profiled, 1);
+	cr_expect(on.tokens_mean > 0 && on.tokens_mean < 200, "the profile costs %.0f tokens a refinement", on.tokens_mean);
+
+	/* Without: the same model and feedback otherwise, no bound it can act on, the slow kernel stays. */
+	cr_expect_eq(off.profiles, 0);
+	cr_assert_not_null(off.feedback);
+	cr_expect_null(strstr(off.feedback, "latency-bound"), EXCERPT, off.feedback);
+	cr_expect_eq(off.fast_replies, 0);
+	cr_expect_eq(off.profiled, 0);
+	cr_expect(on.selected_fast, "with profiles the run selects the fast kernel");
+	cr_expect_not(off.selected_fast, "without, the slow one");
+	cr_expect_gt(on.best_speedup, off.best_speedup, "selected kernel: %.3gx with profiles, %.3gx without",
+		     on.best_speedup, off.best_speedup);
+	free(on.feedback);
+	free(off.feedback);
+	free(on.profile);
+	free(off.profile);
 }

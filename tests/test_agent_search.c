@@ -867,3 +867,144 @@ Test(agent_search, show_run_of_a_run_id_that_does_not_exist_says_so_and_exits_2)
 	cr_expect(strstr(r.err, "no run with id 42"), "stderr: " EXCERPT, r.err);
 	kf_cli_result_free(&r);
 }
+
+/* ---- search strategies and profiles (issue 21) ---- */
+
+static int fake_profile_calls;
+
+/* A profile as eval/judge/profile.c makes them, fixed: a latency-bound kernel on one core of eight. */
+static int fake_profile(void *ctx, const struct kf_task *t, const struct kf_peaks *p, const char *src, size_t len,
+			const cJSON *judge_result, cJSON **profile, kf_err *err)
+{
+	(void)ctx, (void)t, (void)p, (void)src, (void)len, (void)judge_result, (void)err;
+	fake_profile_calls++;
+	*profile = cJSON_Parse("{\"backend\":\"cpu\",\"shape\":\"n=1\",\"seconds\":0.1,\"bound\":\"latency\","
+			       "\"bound_why\":\"memory at 3%, compute at 0% of peak; none near saturation\","
+			       "\"metrics\":{\"cores_used\":1.0,\"cores\":8,\"bw_pct\":3},\"unavailable\":{},"
+			       "\"key\":[\"cores_used\",\"vector_share\",\"ipc\"]}");
+	return KF_OK;
+}
+
+static int run_profiled(cJSON *cfg, struct kf_agent_summary *sum, kf_err *err)
+{
+	const struct kf_agent_judge judge = { .evaluate = fake_evaluate, .verify = fake_verify, .profile = fake_profile,
+					      .ctx = &fake };
+	struct kf_agent_run_args a = { .store = store, .config = cfg, .tasks = tasks, .n_tasks = 1, .judge = &judge,
+				       .peaks = &peaks, .stop = &stop_flag };
+	return kf_agent_run(&a, sum, err);
+}
+
+Test(agent_search, profiles_each_correct_kept_candidate_once_and_quotes_it_in_its_refinements)
+{
+	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_BROKEN };
+	struct kf_llm_server_config sc = { .script = script, .script_len = 2, .refine_script = script,
+					   .refine_script_len = 2 };
+	serve(&sc);
+	const char *flags[] = { "samples", "2", "rounds", "3", "keep", "2", "verify", "off", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	kf_err err;
+	fake_profile_calls = 0;
+	cr_assert_eq(run_profiled(cfg, &sum, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(fake_profile_calls, 1, "the correct parent once, stored for round 3; the broken one never");
+	cr_expect_eq(q("SELECT COUNT(*) FROM profiles p JOIN evaluations e ON e.id = p.evaluation_id WHERE e.verdict = 'ok'"), 1);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests r JOIN evaluations e ON e.candidate_id = r.parent_candidate_id"
+		       " WHERE e.verdict = 'ok' AND r.messages LIKE '%latency-bound%' AND r.messages LIKE '%cores busy: 1.0 of 8%'"
+		       " AND r.messages LIKE '%Nothing is near its peak%'"),
+		     2, "each refinement of the correct kernel in rounds 2 and 3 quotes its profile and the bound's hint");
+	cr_expect_eq(sum.profiled_refinements, 2);
+	cr_expect_eq(sum.refinements, 4);
+	cr_expect(sum.profile_tokens_mean > 10 && sum.profile_tokens_mean < 100, "%.1f tokens", sum.profile_tokens_mean);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, profile_off_profiles_nothing)
+{
+	static const enum kf_scripted_reply good[] = { KF_LLM_GOOD };
+	struct kf_llm_server_config sc = { .script = good, .script_len = 1 };
+	serve(&sc);
+	const char *flags[] = { "samples", "1", "rounds", "2", "keep", "1", "verify", "off", "profile", "off", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	kf_err err;
+	fake_profile_calls = 0;
+	cr_assert_eq(run_profiled(cfg, &sum, &err), KF_OK, "%s", err.msg);
+	cr_expect_eq(fake_profile_calls, 0);
+	cr_expect_eq(q("SELECT COUNT(*) FROM profiles"), 0);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE messages LIKE '%Profile (%'"), 0);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+/* Round 2's parents when the two best candidates are the same kernel (one of them with a comment
+ * of bad bytes; which is older depends on which reply came first) and the third a different one
+ * that is wrong: how many of the copies are refined, and whether the different one is. */
+static void parents_with_min_distance(const char *distance, int64_t *copies, int64_t *different)
+{
+	static const enum kf_scripted_reply script[] = { KF_LLM_GOOD, KF_LLM_INVALID_UTF8, KF_LLM_LAZY };
+	struct kf_llm_server_config sc = { .script = script, .script_len = 3 };
+	serve(&sc);
+	const char *flags[] = { "samples", "3", "rounds", "2", "keep", "2", "verify", "off", "min-distance", distance, NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	*copies = q("SELECT COUNT(DISTINCT r.parent_candidate_id) FROM requests r JOIN evaluations e"
+		    " ON e.candidate_id = r.parent_candidate_id WHERE r.round = 2 AND e.verdict = 'ok'");
+	*different = q("SELECT COUNT(*) FROM requests r JOIN evaluations e ON e.candidate_id = r.parent_candidate_id"
+		       " WHERE r.round = 2 AND e.verdict = 'unwritten_output'");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, keep_k_best_refines_near_copies_of_one_kernel)
+{
+	int64_t copies, different;
+	parents_with_min_distance("0", &copies, &different);
+	cr_expect_eq(copies, 2, "the two best are the same kernel, and both are refined");
+	cr_expect_eq(different, 0);
+}
+
+Test(agent_search, min_distance_refines_a_different_kernel_instead_of_a_near_copy)
+{
+	int64_t copies, different;
+	parents_with_min_distance("0.1", &copies, &different);
+	cr_expect_eq(copies, 1, "the second copy is passed over");
+	cr_expect_eq(different, 1, "the next different kernel takes its place (request 2 of 3: parents alternate)");
+}
+
+Test(agent_search, explore_spends_a_share_of_each_refinement_round_on_fresh_samples)
+{
+	static const enum kf_scripted_reply good[] = { KF_LLM_GOOD };
+	struct kf_llm_server_config sc = { .script = good, .script_len = 1 };
+	serve(&sc);
+	const char *flags[] = { "samples", "4", "rounds", "3", "keep", "1", "verify", "off", "explore", "0.5", NULL };
+	cJSON *cfg = config(flags);
+	struct kf_agent_summary sum;
+	run_ok(cfg, 1, 0, &sum);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE round > 1 AND parent_candidate_id IS NULL"), 4, "2 of 4, twice");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE round > 1 AND parent_candidate_id IS NOT NULL"), 4);
+	cr_expect_eq(kf_llm_server_refinements(srv), 4);
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg);
+}
+
+Test(agent_search, stop_at_sol_ends_a_task_once_its_best_kernel_is_close_enough)
+{
+	static const enum kf_scripted_reply good[] = { KF_LLM_GOOD };
+	struct kf_llm_server_config sc = { .script = good, .script_len = 1 };
+	serve(&sc);
+	const char *at[] = { "samples", "2", "rounds", "3", "verify", "off", "stop-at-sol", "0.5", NULL };
+	const char *above[] = { "samples", "2", "rounds", "3", "verify", "off", "stop-at-sol", "0.6", NULL };
+	cJSON *cfg_at = config(at), *cfg_above = config(above);
+	struct kf_agent_summary sum;
+	run_ok(cfg_at, 1, 0, &sum);
+	cr_expect_str_eq(sum.status, "done");
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE run_id = 1"), 2, "the first round reached SOL fraction 0.5");
+	kf_agent_summary_free(&sum);
+	run_ok(cfg_above, 1, 0, &sum);
+	cr_expect_eq(q("SELECT COUNT(*) FROM requests WHERE run_id = 2"), 6, "0.5 never reaches 0.6: every round");
+	kf_agent_summary_free(&sum);
+	cJSON_Delete(cfg_at);
+	cJSON_Delete(cfg_above);
+}

@@ -81,6 +81,7 @@ struct kf_llm_server {
 	struct task_count tasks[MAX_TASKS];
 	int n_tasks;
 	char last_auth[AUTH_MAX];
+	char *last_feedback;
 	/* server thread only */
 	struct conn conns[MAX_CONNS];
 	int n_conns;
@@ -97,6 +98,7 @@ struct request {
 	char task[NAME_MAX_LEN];
 	bool refine;
 	kf_buf prototype; /* "int kf_launch(...)" without the semicolon, or empty */
+	kf_buf last_user; /* the last user turn's text */
 };
 
 static const char *find_header_end(const kf_buf *in)
@@ -169,6 +171,10 @@ static void scan_message(const cJSON *m, struct request *rq)
 	const char *content = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
 	if (role && !strcmp(role, "assistant"))
 		rq->refine = true;
+	if (role && !strcmp(role, "user") && content) {
+		kf_buf_reset(&rq->last_user);
+		kf_buf_adds(&rq->last_user, content);
+	}
 	if (content) {
 		find_task(content, rq);
 		find_prototype(content, rq);
@@ -283,6 +289,12 @@ static void reply_text(struct kf_llm_server *s, const struct request *rq, enum k
 		kf_buf_adds(&src, NOT_UTF8_COMMENT);
 		code_block(s, src.data, true, out);
 		break;
+	case KF_LLM_SLOW:
+	case KF_LLM_FAST:
+		kf_buf_adds(out, *kind == KF_LLM_FAST ? "This version addresses the bound the profile names.\n\n"
+						   : "Here is the kernel.\n\n");
+		code_block(s, *kind == KF_LLM_FAST ? s->cfg.fast_source : s->cfg.slow_source, true, out);
+		break;
 	case KF_LLM_REPLY_COUNT:
 		break;
 	}
@@ -378,6 +390,15 @@ static enum kf_llm_fault classify(struct kf_llm_server *s, const struct request 
 		int len = rq->refine ? s->cfg.refine_script_len : s->cfg.script_len;
 		int idx = rq->refine ? t->refine++ : t->first++;
 		*kind = script && len > 0 ? script[idx % len] : KF_LLM_GOOD;
+		if (s->cfg.slow_source)
+			*kind = rq->refine && rq->last_user.data && s->cfg.bound_marker &&
+						strstr(rq->last_user.data, s->cfg.bound_marker)
+					? KF_LLM_FAST
+					: KF_LLM_SLOW;
+		if (rq->refine) {
+			free(s->last_feedback);
+			s->last_feedback = kf_xstrdup(rq->last_user.data ? rq->last_user.data : "");
+		}
 	} else {
 		s->faults[f]++;
 	}
@@ -476,7 +497,7 @@ static bool valid_utf8(const unsigned char *p, size_t n)
 
 static void handle_request(struct kf_llm_server *s, struct conn *c, size_t hdr_len, size_t body_len)
 {
-	struct request rq = { .prototype = KF_BUF_INIT };
+	struct request rq = { .prototype = KF_BUF_INIT, .last_user = KF_BUF_INIT };
 	char auth[AUTH_MAX] = "", value[AUTH_MAX];
 	int64_t now = kf_now_ns();
 	const char *line_end = memchr(c->in.data, '\r', hdr_len);
@@ -522,6 +543,7 @@ static void handle_request(struct kf_llm_server *s, struct conn *c, size_t hdr_l
 		c->due_ns = now + (int64_t)(s->cfg.latency_s * NS_PER_S);
 	}
 	kf_buf_free(&rq.prototype);
+	kf_buf_free(&rq.last_user);
 }
 
 /* ---- the loop ---- */
@@ -727,6 +749,7 @@ void kf_llm_server_stop(struct kf_llm_server *s)
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
 	pthread_mutex_destroy(&s->mu);
+	free(s->last_feedback);
 	free(s);
 }
 
@@ -766,6 +789,14 @@ int kf_llm_server_task_requests(struct kf_llm_server *s, const char *task)
 			n = s->tasks[i].requests;
 	pthread_mutex_unlock(&s->mu);
 	return n;
+}
+
+char *kf_llm_server_last_feedback(struct kf_llm_server *s)
+{
+	pthread_mutex_lock(&s->mu);
+	char *copy = s->last_feedback ? kf_xstrdup(s->last_feedback) : NULL;
+	pthread_mutex_unlock(&s->mu);
+	return copy;
 }
 
 void kf_llm_server_last_auth(struct kf_llm_server *s, char *out, size_t len)

@@ -24,6 +24,8 @@ enum kf_scripted_reply {
 	KF_LLM_HUGE,         /* huge_bytes of prose, then the good kernel */
 	KF_LLM_UNTERMINATED, /* the kernel cut off before its closing fence (finish reason "length") */
 	KF_LLM_INVALID_UTF8, /* the good kernel with bytes that are not UTF-8 in a comment */
+	KF_LLM_SLOW,         /* the feedback-driven mode's slow_source */
+	KF_LLM_FAST,         /* the feedback-driven mode's fast_source */
 	KF_LLM_REPLY_COUNT
 };
 
@@ -62,6 +64,11 @@ struct kf_llm_server_config {
 	bool strict_utf8;     /* a request body that is not valid UTF-8 gets 400, as strict servers answer */
 	const char *salt;     /* NULL: none; else every code block starts with a comment holding it and a
 				 count, so each reply is a source no earlier reply or run had (as a model's are) */
+	/* Feedback-driven replies (a model that reads the feedback), replacing the scripts when
+	 * slow_source is set: a first-round request gets slow_source; a refinement gets fast_source only
+	 * when its last user turn (the judge's feedback) contains bound_marker (the feedback names the
+	 * right bound), slow_source again otherwise. */
+	const char *slow_source, *fast_source, *bound_marker;
 };
 
 struct kf_llm_server;
@@ -81,6 +88,8 @@ int kf_llm_server_task_requests(struct kf_llm_server *s, const char *task);
 int kf_llm_server_refinements(struct kf_llm_server *s);               /* requests with an assistant turn */
 int kf_llm_server_api_requests(struct kf_llm_server *s, const char *api); /* "openai" | "anthropic" */
 int kf_llm_server_invalid_utf8(struct kf_llm_server *s);              /* request bodies that were not UTF-8 */
+/* The last user turn of the last refinement received, copied (free it); NULL before any. */
+char *kf_llm_server_last_feedback(struct kf_llm_server *s);
 /* The last credential header received ("Authorization: ..." or "x-api-key: ..."), "" if none. */
 void kf_llm_server_last_auth(struct kf_llm_server *s, char *out, size_t len);
 

@@ -84,6 +84,10 @@ struct kf_runner_opts {
 	size_t mem_limit_bytes;   /* data-segment cap (RLIMIT_DATA), never RLIMIT_AS */
 	bool vendor_libs;         /* load the vendor libraries (cuBLAS) before the filter, for a
 				     kernel allowed to call them */
+	int world;                /* CUDA, several GPUs (docs/multi-gpu.md): 0 or 1 for one; otherwise the
+				     multi-GPU runner drives devices device..device+world-1, rank 0's
+				     buffers are shm_fd and rank r's rank_fds[r-1], each of shm_bytes */
+	const int *rank_fds;
 };
 
 enum kf_call_status {

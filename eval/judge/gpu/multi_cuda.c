@@ -34,6 +34,8 @@ static int device_count(int *n, kf_err *err)
 	return KF_OK;
 }
 
+static void use(int device) { cudaSetDevice(device); }
+
 static int share(void *const *bases, const size_t *bytes, const int *devices, int world, kf_err *err)
 {
 	CUmemAccessDesc access[KF_MULTI_MAX_WORLD];
@@ -322,6 +324,7 @@ static int describe(const int *devices, int world, char **json, kf_err *err)
 
 static const struct kf_cuda_multi_ops multi_ops = {
 	.device_count = device_count,
+	.use = use,
 	.share = share,
 	.time_ranks = time_ranks,
 	.describe = describe,

@@ -18,6 +18,9 @@ typedef int (*kf_rank_launch_fn)(void *ctx, int rank, void *stream);
 
 struct kf_cuda_multi_ops {
 	int (*device_count)(int *n, kf_err *err);
+	/* Makes a device current in the judge's thread: the buffer areas' kernels launch on their
+	 * own device's stream, which must be the current device's. */
+	void (*use)(int device);
 	/* Read-write access for every device of the job (devices[0..world)) to each rank's mapping
 	 * (bases[r], bytes[r]: a judge area), so trusted kernels in the judge reach their peers. */
 	int (*share)(void *const *bases, const size_t *bytes, const int *devices, int world, kf_err *err);

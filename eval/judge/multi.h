@@ -1,0 +1,19 @@
+/* The multi-GPU judge (level-4 tasks, docs/multi-gpu.md): one evaluation of a candidate on several
+ * GPUs of one host. kf_judge_evaluate hands every level-4 task here. */
+#ifndef KF_JUDGE_MULTI_H
+#define KF_JUDGE_MULTI_H
+
+#include <cJSON.h>
+
+#include "eval/judge/judge.h"
+
+/* The GPU count a job runs on when none is asked for. */
+#define KF_MULTI_DEFAULT_GPUS 2
+
+/* As kf_judge_evaluate, on o->gpus GPUs (devices o->device ..): every rank's buffers owned by the
+ * judge, the candidate run by one multi-GPU runner, the reference and the vendor baseline (NCCL)
+ * run by the judge itself, the slowest rank timed from a common start. */
+int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
+			    const struct kf_judge_opts *o, cJSON **result, kf_err *err);
+
+#endif

@@ -1346,7 +1346,8 @@ static int load_bench(struct loader *L, const cJSON *shapes)
 		const cJSON *j;
 		char f[KF_FIELD_MAX];
 		field_join(f, "shapes.bench", backend_names[b]);
-		if (member(L, bench, "shapes.bench", backend_names[b], b == KF_BACKEND_CPU, &j) != KF_OK)
+		/* level 4 (multi-GPU) runs on CUDA only: no CPU bench shape (eval/tasks/multi.h) */
+		if (member(L, bench, "shapes.bench", backend_names[b], b == KF_BACKEND_CPU && L->t->level != 4, &j) != KF_OK)
 			return L->err->code;
 		if (j && load_shape(L, j, f, &L->t->bench[b]) != KF_OK)
 			return L->err->code;
@@ -1597,7 +1598,7 @@ static int load_min_runtime(struct loader *L, const cJSON *root)
 	for (int b = 0; b < KF_BACKEND_COUNT; b++) {
 		char f[KF_FIELD_MAX];
 		field_join(f, "min_runtime_ms", backend_names[b]);
-		bool has = b == KF_BACKEND_CPU || t->reference[b] != NULL;
+		bool has = (b == KF_BACKEND_CPU && t->level != 4) || t->reference[b] != NULL;
 		if (member(L, mr, "min_runtime_ms", backend_names[b], has, &j) != KF_OK)
 			return L->err->code;
 		if (!j)

@@ -1742,6 +1742,8 @@ out:
 
 int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 {
+	if (kf_task_multi_gpu(t))
+		return kf_judge_multi_check_task(t, err);
 	struct kf_judge_opts o;
 	kf_judge_opts_default(&o);
 	o.seed = 1;

@@ -1016,3 +1016,74 @@ out:
 	cJSON_Delete(res);
 	return rc;
 }
+
+/* ---- well-posedness (kf_judge_check_task for level 4) ---- */
+
+int kf_judge_multi_check_task(const struct kf_task *t, kf_err *err)
+{
+	if (kf_task_multi_check(t, err) != KF_OK)
+		return err->code;
+	kf_buf ohdr = KF_BUF_INIT, oshim = KF_BUF_INIT;
+	kf_abi_oracle_header(t, &ohdr);
+	kf_abi_oracle_shim(t, &oshim);
+	char so_path[PATH_MAX];
+	int rc = kf_trusted_compile(KF_BACKEND_CPU, 0, t->oracle, ohdr.data, oshim.data, false, so_path, sizeof so_path, NULL,
+				    err);
+	kf_buf_free(&ohdr);
+	kf_buf_free(&oshim);
+	if (rc != KF_OK)
+		return err->code;
+	void *so = dlopen(so_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	kf_shim_call_fn oracle = so ? (kf_shim_call_fn)dlsym(so, KF_ORACLE_CALL_SYMBOL) : NULL;
+	if (!oracle)
+		return kf_errf(err, KF_EINTERNAL, "cannot load the oracle of task %s: %s", t->name, so ? "no entry point" : dlerror());
+	/* The last test shape on 2 GPUs, two seeds: all-zero outputs must fail, and the answers must move. */
+	struct kf_shape s = kf_task_multi_shape(t, &t->shapes[KF_SET_TEST][t->n_shapes[KF_SET_TEST] - 1], KF_MULTI_DEFAULT_GPUS);
+	struct kf_sampler *sampler = kf_sampler_new();
+	double *val[2][KF_MAX_TENSORS] = { { 0 } };
+	void *typed[KF_MAX_TENSORS] = { 0 };
+	long long ints[KF_MJ_NINTS] = { 0 };
+	kf_task_call_ints(t, &s, ints);
+	for (int seed = 0; seed < 2 && rc == KF_OK; seed++) {
+		kf_rng r;
+		kf_rng_seed(&r, trial_seed(1, seed));
+		void *args[KF_MAX_TENSORS];
+		for (int i = 0; i < n_tensors(t); i++) {
+			int64_t n = kf_task_numel(t, i, &s);
+			val[seed][i] = kf_xcalloc((size_t)n, sizeof(double));
+			args[i] = val[seed][i];
+			if (i < t->n_inputs) {
+				struct kf_dist d = kf_task_dist(t, i, NULL, &s);
+				free(typed[i]);
+				typed[i] = kf_xmalloc((size_t)n * kf_dtype_size(t->tensors[i].dtype));
+				kf_tensor_fill(sampler, &r, &d, t->tensors[i].dtype, typed[i], n);
+				kf_tensor_to_double(t->tensors[i].dtype, typed[i], val[seed][i], n);
+			}
+		}
+		if (oracle(args, ints, NULL) != 0)
+			rc = kf_errf(err, KF_EINTERNAL, "the oracle of task %s failed", t->name);
+	}
+	for (int i = t->n_inputs; i < n_tensors(t) && rc == KF_OK; i++) {
+		const struct kf_tensor *ten = &t->tensors[i];
+		int64_t n = kf_task_numel(t, i, &s);
+		void *out = kf_xcalloc((size_t)n, kf_dtype_size(ten->dtype));
+		struct kf_cmp c;
+		kf_compare(ten->dtype, out, val[0][i], n, kf_task_tolerance(t, i), &c);
+		if (c.pass)
+			rc = kf_errf(err, KF_EINPUT, "%s: an all-zero '%s' passes the tolerance", t->path, ten->name);
+		for (int64_t k = 0; k < n && rc == KF_OK; k++)
+			kf_tensor_set(ten->dtype, out, k, val[0][i][k]);
+		kf_compare(ten->dtype, out, val[1][i], n, kf_task_tolerance(t, i), &c);
+		if (rc == KF_OK && c.pass)
+			rc = kf_errf(err, KF_EINPUT, "%s: output '%s' does not depend on the inputs enough to fail tolerance across seeds",
+				     t->path, ten->name);
+		free(out);
+	}
+	for (int i = 0; i < KF_MAX_TENSORS; i++) {
+		free(val[0][i]);
+		free(val[1][i]);
+		free(typed[i]);
+	}
+	kf_sampler_free(sampler);
+	return rc;
+}

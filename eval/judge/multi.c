@@ -54,6 +54,9 @@
  * one enqueue per rank behind the holds (tens of microseconds each), plus 1% of its claim. */
 #define KF_MJ_GAP_PER_RANK_NS 30e3
 #define KF_MJ_GAP_SHARE 0.01
+/* Untimed iterations first: a vendor baseline creates its NCCL communicators and connections, and
+ * every side loads its modules, on its first call. */
+#define KF_MJ_WARMUP 2
 
 _Static_assert(KF_MJ_NBUFS == KF_MULTI_SIGNAL_SLOT + 1, "the judge sends the tensors, scratch and signals");
 _Static_assert(KF_MJ_SCRATCH_INT >= KF_TASK_MAX_INTS, "the scratch size has a slot of its own");
@@ -663,34 +666,38 @@ static int timing(struct mj *j, struct kf_runner *run, const struct kf_shape *s,
 	int rc = KF_OK;
 	int64_t t_end = kf_now_ns() + (int64_t)(j->o->timing_budget_s * 1e9);
 	char ctx[128];
-	for (int it = 0; it < max && j->verdict == KF_V_OK; it++) {
+	for (int it = -KF_MJ_WARMUP; it < max && j->verdict == KF_V_OK; it++) {
 		if (it >= j->o->min_iters && kf_now_ns() > t_end)
 			break;
-		snprintf(ctx, sizeof ctx, "timed call %d", it + 1);
-		uint64_t seed = trial_seed(j->o->seed ^ 0x74696d65ull, it);
+		bool record = it >= 0;
+		snprintf(ctx, sizeof ctx, "timed call %d", it + 1 + KF_MJ_WARMUP);
+		uint64_t seed = trial_seed(j->o->seed ^ 0x74696d65ull, it + KF_MJ_WARMUP);
 		struct kf_call_result cr;
 		if ((rc = fresh_inputs(j, s, seed, err)) != KF_OK || (rc = call_candidate(j, run, s, ctx, &cr, err)) != KF_OK)
 			goto out;
 		if (j->verdict != KF_V_OK)
 			break;
-		sd[SIDE_CAND].wall[sd[SIDE_CAND].n] = kf_ns_to_ms(cr.wall_ns);
-		sd[SIDE_CAND].claim[sd[SIDE_CAND].n++] = cr.runner_ns > 0 ? kf_ns_to_ms(cr.runner_ns) : -1;
+		if (record) {
+			sd[SIDE_CAND].wall[sd[SIDE_CAND].n] = kf_ns_to_ms(cr.wall_ns);
+			sd[SIDE_CAND].claim[sd[SIDE_CAND].n++] = cr.runner_ns > 0 ? kf_ns_to_ms(cr.runner_ns) : -1;
+		}
 		double ms = 0;
 		if ((rc = check_ranks(j, s, ctx, err)) != KF_OK ||
 		    (rc = run_trusted(j, j->ref.call, "reference kernel", s, true, &ms, err)) != KF_OK)
 			goto out;
-		sd[SIDE_REF].ms[sd[SIDE_REF].n++] = ms;
+		if (record)
+			sd[SIDE_REF].ms[sd[SIDE_REF].n++] = ms;
 		if (j->verdict == KF_V_OK && (rc = compare_with_reference(j, s, ctx, err)) != KF_OK)
 			goto out;
 		if (j->vendor) {
 			if (run_trusted(j, j->vendor, "vendor baseline", s, true, &ms, err) != KF_OK) {
 				warn(j, "the vendor baseline is not timed: %s", err->msg);
 				j->vendor = NULL;
-			} else {
+			} else if (record) {
 				sd[SIDE_VENDOR].ms[sd[SIDE_VENDOR].n++] = ms;
 			}
 		}
-		if (it + 1 >= j->o->min_iters) {
+		if (record && it + 1 >= j->o->min_iters) {
 			struct kf_stats a, b;
 			kf_stats_compute(sd[SIDE_CAND].claim, sd[SIDE_CAND].n, &a);
 			kf_stats_compute(sd[SIDE_REF].ms, sd[SIDE_REF].n, &b);

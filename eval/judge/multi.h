@@ -7,10 +7,11 @@
 
 #include "eval/judge/judge.h"
 
-/* The GPU count a job runs on when none is asked for. */
+/* The GPU count the well-posedness check lays the job out for. */
 #define KF_MULTI_DEFAULT_GPUS 2
 
-/* As kf_judge_evaluate, on o->gpus GPUs (devices o->device ..): every rank's buffers owned by the
+/* As kf_judge_evaluate, on o->gpus GPUs (every visible GPU when 0), rank r on GPU (o->device + r) modulo
+ * the GPU count: every rank's buffers owned by the
  * judge, the candidate run by one multi-GPU runner, the reference and the vendor baseline (NCCL)
  * run by the judge itself, the slowest rank timed from a common start. */
 int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,

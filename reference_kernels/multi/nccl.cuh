@@ -2,10 +2,12 @@
  * nothing links against it at build time (libnccl.so.2: a system library on the GPU machines, and in the CUDA
  * install). The baselines run in the judge's own process, one host thread calling ranks 0..world-1 in order:
  * rank 0 opens an NCCL group (creating the communicators on the first call, one per GPU of the job, found
- * from the ranks' buffers), the last rank closes it, which is when NCCL enqueues every rank's collective. */
+ * from the ranks' buffers), the last rank closes it, which is when NCCL enqueues every rank's collective.
+ * NVLink SHARP (NVLS, multicast objects) is forced off. */
 #pragma once
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <stdlib.h>
 
 namespace {
 
@@ -31,6 +33,10 @@ inline bool nccl_load() {
     if (g_nccl.tried)
         return g_nccl.group_end != nullptr;
     g_nccl.tried = true;
+    /* NVLink SHARP needs multicast objects, which must stay off on kforge's GPU machines (a program using them
+     * can put the host's shared GPUs out of service): forced off before NCCL reads its environment. */
+    if (setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
+        return false;
     void *so = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!so)
         return false;

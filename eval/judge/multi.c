@@ -610,11 +610,12 @@ static int fresh_inputs(struct mj *j, const struct kf_shape *s, uint64_t seed, k
 	return KF_OK;
 }
 
-static cJSON *samples_json(const double *v, int n)
+/* Milliseconds as whole nanoseconds, as the store keeps samples (db/store.c). */
+static cJSON *samples_ns_json(const double *ms, int n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ms[i] > 0 ? llround(ms[i] * 1e6) : -1));
 	return a;
 }
 
@@ -727,12 +728,14 @@ static int timing(struct mj *j, struct kf_runner *run, const struct kf_shape *s,
 		cJSON_AddNumberToObject(rec, "median_ms", st.median);
 		cJSON_AddNumberToObject(rec, "mean_ms", st.mean);
 		cJSON_AddNumberToObject(rec, "iqr_ms", st.iqr);
+		cJSON_AddNumberToObject(rec, "min_ms", st.min);
+		cJSON_AddNumberToObject(rec, "rse", isfinite(st.rse) ? st.rse : -1);
 		cJSON_AddNumberToObject(rec, "n", st.n);
-		cJSON_AddItemToObject(rec, "samples_ms", samples_json(sd[k].ms, sd[k].n));
 		if (k == SIDE_CAND) {
-			cJSON_AddItemToObject(rec, "wall_ms", samples_json(sd[k].wall, sd[k].n));
-			cJSON_AddItemToObject(rec, "claim_ms", samples_json(sd[k].claim, sd[k].n));
+			cJSON_AddItemToObject(rec, "wall_ns", samples_ns_json(sd[k].wall, sd[k].n));
+			cJSON_AddItemToObject(rec, "claim_ns", samples_ns_json(sd[k].claim, sd[k].n));
 		}
+		cJSON_AddItemToObject(rec, "samples_ns", samples_ns_json(sd[k].ms, sd[k].n));
 	}
 	enum kf_sol_bound bound;
 	double t_ms = med[SIDE_CAND], ref_ms = med[SIDE_REF];
@@ -958,11 +961,12 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 				      .cuda_arch = kf_area_arch(KF_BACKEND_CUDA, j.dev[0]) };
 	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
 		goto out;
-	cJSON *comp = cJSON_AddObjectToObject(res, "compile");
+	cJSON *comp = cJSON_AddObjectToObject(res, "compile"); /* the fields of judge.c's record */
+	cJSON_AddNumberToObject(comp, "ms", cres.ms);
+	cJSON_AddBoolToObject(comp, "cached", cres.cached);
 	cJSON_AddStringToObject(comp, "flags", cres.flags);
 	cJSON_AddStringToObject(comp, "compiler", cres.compiler);
-	cJSON_AddStringToObject(comp, "cache_key", cres.key);
-	cJSON_AddBoolToObject(comp, "cached", cres.cached);
+	cJSON_AddStringToObject(comp, "key", cres.key);
 	cJSON_AddStringToObject(comp, "log", cres.log ? cres.log : "");
 	phase_done(&j, "compile_ms", &t_phase);
 	if (cres.verdict != KF_V_OK) {

@@ -106,3 +106,28 @@ Test(multi_task, submit_on_the_cpu_backend_says_the_task_needs_gpus, .timeout = 
 	kf_cli_result_free(&r);
 	kf_rm_rf(dir);
 }
+
+/* The job's machine record: one GPU's, renamed "<model> x N" (the leaderboard's device, so each GPU count is
+ * ranked on its own) under key "<key>:xN", with the topology and the NVLink ceiling the higher of measured and
+ * datasheet. */
+Test(multi_task, the_jobs_machine_is_named_by_model_and_gpu_count)
+{
+	struct kf_peaks one = { .key = "cuda:NVIDIA H100 80GB HBM3:sm_90:132", .device = "NVIDIA H100 80GB HBM3",
+				.bw_bytes_s = 3.35e12 };
+	one.json = cJSON_Parse("{\"key\": \"cuda:NVIDIA H100 80GB HBM3:sm_90:132\", \"device\": \"NVIDIA H100 80GB HBM3\"}");
+	const char *multi = "{\"gpus\": 2, \"pairs\": [{\"a\": 0, \"b\": 1, \"common_ancestor\": \"system\"}],"
+			    " \"peer_copy_bytes_s\": 3.7e11, \"nvlink_datasheet_bytes_s\": 4.5e11}";
+	struct kf_peaks job;
+	kf_err err;
+	cr_assert_eq(kf_sol_multi_peaks(NULL, &one, 2, multi, &job, &err), KF_OK, "%s", err.msg);
+	cr_expect_str_eq(job.device, "NVIDIA H100 80GB HBM3 x 2");
+	cr_expect_str_eq(job.key, "cuda:NVIDIA H100 80GB HBM3:sm_90:132:x2");
+	cr_expect_eq(job.gpus, 2);
+	cr_expect_float_eq(job.nvlink_bytes_s, 4.5e11, 1);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(job.json, "device")), "NVIDIA H100 80GB HBM3 x 2");
+	cr_expect(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetObjectItem(job.json, "multi_gpu"), "pairs")));
+	cr_expect_eq(kf_sol_multi_peaks(NULL, &one, 2, "{\"gpus\": 2}", &job, &err), KF_EINTERNAL,
+		     "a record without a measured peer bandwidth is refused");
+	kf_sol_peaks_free(&job);
+	kf_sol_peaks_free(&one);
+}

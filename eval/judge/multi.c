@@ -18,6 +18,7 @@
  * with its process. */
 #include "eval/judge/multi.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1027,6 +1028,19 @@ out:
 	release(&j);
 	cJSON_Delete(res);
 	return rc;
+}
+
+#define KF_MJ_NVIDIA_GPUS_DIR "/proc/driver/nvidia/gpus" /* one entry per GPU the driver sees */
+
+int kf_judge_multi_visible_gpus(void)
+{
+	DIR *d = opendir(KF_MJ_NVIDIA_GPUS_DIR);
+	int n = 0;
+	for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /* ---- well-posedness (kf_judge_check_task for level 4) ---- */

@@ -17,6 +17,10 @@
 int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
 			    const struct kf_judge_opts *o, cJSON **result, kf_err *err);
 
+/* The GPUs the NVIDIA driver shows (its /proc entries; 0 without a driver): what a multi-GPU job can have,
+ * read without loading CUDA. */
+int kf_judge_multi_visible_gpus(void);
+
 /* kf_judge_check_task for a level-4 task: on 2 GPUs' worth of data at its last test shape, the fp64
  * oracle's outputs must fail the tolerance when all zero, and move between two seeds. */
 int kf_judge_multi_check_task(const struct kf_task *t, kf_err *err);

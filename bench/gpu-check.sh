@@ -123,7 +123,7 @@ if [ $multi = 1 ]; then
 	else
 		for f in tasks/level4/*.json; do
 			t=$(basename "$f" .json)
-			msubmit "multi_example_$t" "examples/cuda/$t.cu" "$t" ok
+			msubmit "multi_example_$t" "examples/cuda_multi/$t.cu" "$t" ok
 		done
 		for f in tests/kernels/cuda_multi/*.cu; do
 			hdr=$(head -1 "$f")

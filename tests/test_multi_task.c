@@ -98,7 +98,7 @@ Test(multi_task, submit_on_the_cpu_backend_says_the_task_needs_gpus, .timeout = 
 	cr_assert_eq(kf_cli_tmpdir(dir, &err), KF_OK, "%s", err.msg);
 	snprintf(db, sizeof db, "%s/k.db", dir);
 	const char *args[] = { "submit", "--task", "allreduce_sum_bf16", "--backend", "cpu", "--db", db,
-			       "examples/cuda/allreduce_sum_bf16.cu", NULL };
+			       "examples/cuda_multi/allreduce_sum_bf16.cu", NULL };
 	cr_assert_eq(kf_cli_run(args, NULL, 50, &r, &err), KF_OK, "%s", err.msg);
 	cr_expect_eq(r.exit_code, 2, "exit %d, stderr: %s", r.exit_code, r.err);
 	cr_expect(kf_cli_is_one_error_line(&r), "stderr: %s", r.err);

@@ -32,7 +32,23 @@ static const struct kf_corpus hostile = {
 	.n_names = sizeof listed / sizeof listed[0],
 };
 
-static const struct kf_corpus examples = { .dir = "examples/cuda", .ext = ".cu", .backend = "cuda" };
+/* One entry per level-4 task, each with examples/cuda_multi/<task>.cu: beside examples/cuda/ (the single-GPU
+ * examples, whose suite lists that folder), as these need 2 GPUs. */
+#define MULTI_EXAMPLES(X)                                                                                    \
+	X(allgather_matmul_bf16)                                                                             \
+	X(allreduce_sum_bf16)                                                                                \
+	X(matmul_reducescatter_bf16)                                                                         \
+	X(reducescatter_sum_bf16)
+
+static const char *const example_names[] = { MULTI_EXAMPLES(HOSTILE_NAME) };
+
+static const struct kf_corpus examples = {
+	.dir = "examples/cuda_multi",
+	.ext = ".cu",
+	.backend = "cuda",
+	.names = example_names,
+	.n_names = sizeof example_names / sizeof example_names[0],
+};
 
 static struct kf_corpus_run run;
 
@@ -77,10 +93,9 @@ static void judge_example(const char *task)
 	cr_expect(kf_cli_json_num(nv, "candidate_bytes_s", &achieved) && achieved > 0, "%s: nvlink.candidate_bytes_s", task);
 }
 
-Test(multi_gpu, allreduce_sum_bf16_example_is_ok, .timeout = KF_CORPUS_TEST_TIMEOUT_S) { judge_example("allreduce_sum_bf16"); }
-Test(multi_gpu, reducescatter_sum_bf16_example_is_ok, .timeout = KF_CORPUS_TEST_TIMEOUT_S) { judge_example("reducescatter_sum_bf16"); }
-Test(multi_gpu, allgather_matmul_bf16_example_is_ok, .timeout = KF_CORPUS_TEST_TIMEOUT_S) { judge_example("allgather_matmul_bf16"); }
-Test(multi_gpu, matmul_reducescatter_bf16_example_is_ok, .timeout = KF_CORPUS_TEST_TIMEOUT_S) { judge_example("matmul_reducescatter_bf16"); }
+#define EXAMPLE_TEST(task)                                                                                   \
+	Test(multi_gpu, task##_example_is_ok, .timeout = KF_CORPUS_TEST_TIMEOUT_S) { judge_example(#task); }
+MULTI_EXAMPLES(EXAMPLE_TEST)
 
 #define HOSTILE_TEST(name)                                                                                   \
 	Test(multi_gpu, name, .timeout = KF_CORPUS_TEST_TIMEOUT_S)                                           \
@@ -99,9 +114,10 @@ Test(multi_gpu, a_copy_left_running_is_charged_to_the_candidate, .timeout = KF_C
 	cr_expect(kf_cli_json_num(run.submit.json, "time_ms", &t) && t >= 2.5, "time_ms %g: the hidden 3 ms is charged", t);
 }
 
-/* Needs no GPU: a kernel added without a test fails everywhere. */
+/* Needs no GPU: a kernel or example added without a test fails everywhere. */
 Test(multi_gpu, every_kernel_file_has_a_test_and_a_well_formed_header)
 {
+	kf_corpus_expect_listing_matches_dir(&examples);
 	kf_corpus_expect_listing_matches_dir(&hostile);
 	for (size_t i = 0; i < hostile.n_names; i++) {
 		struct kf_corpus_spec spec;

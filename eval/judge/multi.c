@@ -808,10 +808,11 @@ static int multi_peaks(struct mj *j, const struct kf_peaks *one, struct kf_peaks
 	return kf_sol_multi_peaks(j->o->store, one, j->world, cached, out, err);
 }
 
-/* NVLink multicast stays off on the machines kforge runs on (docs/multi-gpu.md). */
+/* NVLink multicast stays off on the machines kforge runs on (docs/multi-gpu.md). Comments are blanked,
+ * strings kept: multimem instructions live in inline-assembly strings. */
 static bool uses_multicast(const char *src, size_t len, char *why, size_t why_len)
 {
-	char *s = kf_csource_blank(src, len, true);
+	char *s = kf_csource_blank(src, len, false);
 	static const char *const names[] = { "cuMulticast", "cudaMulticast", "CU_MEM_HANDLE_TYPE_FABRIC", "multimem." };
 	bool bad = false;
 	for (size_t i = 0; i < sizeof names / sizeof names[0] && !bad; i++)

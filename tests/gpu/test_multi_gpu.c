@@ -1,7 +1,7 @@
 /* Multi-GPU judging (level 4, docs/multi-gpu.md) on a machine with at least 2 GPUs: every level-4 example gets
  * ok on 2 GPUs with its timing, speed of light and NVLink figures recorded, and each hostile kernel of
  * tests/kernels/cuda_multi/ its verdict (the skipped rank, the early read, the deadlock, the write into a peer's
- * inputs, the copy left running), through `kforge submit --backend cuda` (every GPU by default). Each test skips
+ * inputs, the copy left running, NVLink multicast), through `kforge submit --backend cuda` (every GPU by default). Each test skips
  * itself with fewer than 2 GPUs. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -18,6 +18,7 @@
 	X(leaves_a_copy_running)                                                                             \
 	X(reads_a_peer_output_early)                                                                         \
 	X(skips_a_rank)                                                                                      \
+	X(uses_nvlink_multicast)                                                                             \
 	X(writes_a_peer_input)
 
 #define HOSTILE_NAME(name) #name,

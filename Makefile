@@ -46,6 +46,7 @@ HAVE_CUDA := $(shell test -x $(NVCC) && echo 1)
 LIB_DIRS := common db eval/tasks eval/judge eval/rank eval/report sandbox agent
 # Runner program files stay out of the library (runner_core.c replaces malloc).
 RUNNER_PROGRAM_SRC := sandbox/runner_core.c sandbox/runner_cpu.c sandbox/runner_cuda.c sandbox/profile_cuda.c
+RUNNER_PROGRAM_SRC += sandbox/runner_cuda_multi.c
 LIB_SRC  := $(filter-out $(RUNNER_PROGRAM_SRC),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
@@ -162,6 +163,25 @@ $(BUILD)/gen/runner_hold_fatbin.inc: $(HOLD_FATBIN)
 	od -An -v -tx1 $< | sed -E 's/ ([0-9a-f]{2})/0x\1,/g' > $@
 $(BUILD)/robj/sandbox/runner_cuda.o: $(BUILD)/gen/runner_hold_fatbin.inc
 $(BUILD)/robj/sandbox/runner_cuda.o: CUDA_INC += -I$(BUILD)/gen
+
+# The multi-GPU runner (sandbox/runner_cuda_multi.c): the CUDA runner's core and hold kernel, one rank per GPU.
+RUNNER_CUDA_MULTI := $(BUILD)/kforge-runner-cuda-multi
+RUNNER_CUDA_MULTI_OBJ := $(filter-out $(BUILD)/robj/sandbox/runner_cuda.o,$(RUNNER_CUDA_OBJ)) $(BUILD)/robj/sandbox/runner_cuda_multi.o
+all: $(RUNNER_CUDA_MULTI)
+$(BUILD)/robj/sandbox/runner_cuda_multi.o: sandbox/runner_cuda_multi.c $(BUILD)/gen/runner_hold_fatbin.inc
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -c $< -o $@
+$(RUNNER_CUDA_MULTI): $(RUNNER_CUDA_MULTI_OBJ)
+	$(CC) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
+		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
+# The judge's multi-GPU side (eval/judge/gpu/multi_cuda.c): peer access, the ranks' common-start timer,
+# topology and peer bandwidth; linked into libkforge-cuda.so.
+$(BUILD)/obj/eval/judge/gpu/multi_kernels.o: eval/judge/gpu/multi_kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -I. -gencode=arch=compute_90a,code=sm_90a \
+		-gencode=arch=compute_80,code=compute_80 -c $< -o $@
+$(CUDA_LIBKF): eval/judge/gpu/multi_cuda.c $(BUILD)/obj/eval/judge/gpu/multi_kernels.o
 
 $(CUDA_LIBKF): eval/judge/gpu/cuda_area.c $(BUILD)/obj/eval/judge/gpu/cuda_kernels.o
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@ rm -rf .gpu/bin .gpu/lib && mkdir -p .gpu/bin .gpu/lib
 cp build/kforge build/kforge-runner-cpu build/kforge-runner-cuda build/libkforge-cuda.so build/kforge-tests \
 	build/kforge-gpu-tests .gpu/bin/
 cp build/bench/* .gpu/bin/ 2>/dev/null || true
+cp build/kforge-runner-cuda-multi .gpu/bin/ # the multi-GPU runner (level 4, docs/multi-gpu.md)
 rm -f .gpu/bin/*.d
 skip='linux-vdso|ld-linux|libc\.so|libresolv|libnss|libutil|libanl|libm\.so|libdl\.so|libpthread|librt\.so|libgcc_s|libstdc\+\+|libgomp|libcuda\.so|libcudart|libnvidia'
 for f in .gpu/bin/*; do

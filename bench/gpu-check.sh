@@ -25,6 +25,9 @@
 #                 vector_add (build/bench/profile_check), printing the stored CUPTI profile and the refinement
 #                 prompt's quoted metrics; then the first hostile CUDA kernel of each expected verdict profiled
 #                 and judged, its verdict as expected (build/profile_check --hostile tests/kernels/cuda: all of them)
+#   --multi       level 4 on every GPU (KF_MULTI_GPUS=N for fewer; needs 2): each level-4 example and each
+#                 hostile kernel of tests/kernels/cuda_multi/ through kforge submit --gpus N, then the reference
+#                 table (time, achieved NVLink bandwidth, % of NCCL); with --quick --no-tests, under 4 minutes
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -62,7 +65,7 @@ part() { # limit_s command...: runs command in its own session; exit 124 when ki
 }
 examples=0 # --examples
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1 profile=0
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 throughput=0 tests=1 profile=0 multi=0
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -75,6 +78,7 @@ for a in "$@"; do
 	--throughput) throughput=1 ;;
 	--no-tests) tests=0 ;;
 	--profile) profile=1 ;;
+	--multi) multi=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -169,6 +173,51 @@ if [ $submit_all = 1 ]; then
 		expect=$(sed -n 's/.*expect=\([a-z_]*\).*/\1/p' <<<"$hdr")
 		submit "$(basename "$f" .cu)" "$f" "$task" "$expect"
 	done
+fi
+if [ $multi = 1 ]; then
+	gpus=${KF_MULTI_GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+	[ "$gpus" -gt 8 ] && gpus=8
+	nvidia-smi topo -m > "$out/topo.txt" 2>&1
+	msubmit() { # name file task expect
+		local t0=$(date +%s%N)
+		kf build/kforge submit --backend cuda --gpus "$gpus" --task "$3" --call-timeout 5 --json "$2" > "$out/$1.json" 2> "$out/$1.err"
+		local rc=$? t1=$(date +%s%N)
+		local v=$(python3 -c "import json,sys; r=json.load(open('$out/$1.json')); print(r['verdict'], '|', (r.get('time_ms') or 0), '|', r['reason'][:110])" 2>/dev/null || echo "none | | $(head -c 150 "$out/$1.err")")
+		row "$1 (${gpus} GPUs)" "expect $4" "got ${v%% |*}" "rc=$rc $(( (t1 - t0) / 100000000 ))ds ${v#* | }"
+	}
+	if [ "$gpus" -lt 2 ]; then
+		row "multi-GPU (level 4)" "needs 2 GPUs" "got $gpus" ""
+	else
+		for f in tasks/level4/*.json; do
+			t=$(basename "$f" .json)
+			msubmit "multi_example_$t" "examples/cuda_multi/$t.cu" "$t" ok
+		done
+		for f in tests/kernels/cuda_multi/*.cu; do
+			hdr=$(head -1 "$f")
+			msubmit "multi_$(basename "$f" .cu)" "$f" "$(sed -n 's/.*task=\([a-z0-9_]*\).*/\1/p' <<<"$hdr")" \
+				"$(sed -n 's/.*expect=\([a-z_]*\).*/\1/p' <<<"$hdr")"
+		done
+		# The reference table: each side's median, the NVLink bytes one GPU must send over that time, and the
+		# reference and the example as a share of NCCL's time (100% = as fast as NCCL).
+		OUT=$out python3 - <<'PY' | tee -a "$table"
+import glob, json, os
+out = os.environ["OUT"]
+print("%-26s %-9s %9s %9s %9s %9s %9s %9s %9s %7s %7s" % ("task", "machine", "t_SOL ms", "ref ms", "ref GB/s", "NCCL ms",
+      "NCCL GB/s", "ex ms", "ex GB/s", "ref%NCCL", "ex%NCCL"))
+for path in sorted(glob.glob(out + "/multi_example_*.json")):
+    try:
+        r = json.load(open(path))
+    except ValueError:
+        continue
+    nv = r.get("nvlink") or {}
+    g = lambda k: (nv.get(k) or 0) / 1e9
+    ref, ven, ex = r.get("ref_time_ms") or 0, r.get("vendor_time_ms") or 0, r.get("time_ms") or 0
+    pct = lambda t: "%6.0f%%" % (100 * ven / t) if t and ven else "    n/a"
+    print("%-26s %-9s %9.4f %9.4f %9.1f %9.4f %9.1f %9.4f %9.1f %7s %7s" % (r.get("task"), "x%s" % r.get("gpus"),
+          r.get("t_sol_ms") or 0, ref, g("reference_bytes_s"), ven, g("vendor_bytes_s"), ex, g("candidate_bytes_s"),
+          pct(ref), pct(ex)))
+PY
+	fi
 fi
 kf build/kforge submit --backend cpu --task vector_add examples/cpu/vector_add.c --json > "$out/cpu_vector_add.json" 2>&1
 row "cpu example vector_add" "expect ok" "got $(python3 -c "import json; print(json.load(open('$out/cpu_vector_add.json'))['verdict'])" 2>/dev/null)" ""

@@ -12,6 +12,8 @@
 #include "agent/run_report.h"
 #include "cli/cli.h"
 #include "common/fs.h"
+#include "eval/judge/multi.h"
+#include "eval/tasks/multi.h"
 
 #define MAX_TASK_FLAGS 256
 #define MAX_OPTIONS 64
@@ -206,7 +208,11 @@ static int load_tasks(const char *suite, const char **names, int n_names, enum k
 	*n = 0;
 	for (int i = 0; i < total && rc == KF_OK; i++) {
 		kf_err why;
-		if (kf_task_check_files(all[i], b, &why) == KF_OK) {
+		int gpus = kf_task_multi_gpu(all[i]) && b == KF_BACKEND_CUDA ? kf_judge_multi_visible_gpus() : 2;
+		if (gpus < 2) /* level 4 (docs/multi-gpu.md) */
+			kf_errf(&why, KF_EINPUT, "task %s is a multi-GPU task: it needs 2 GPUs, this machine shows %d",
+				all[i]->name, gpus);
+		if (gpus >= 2 && kf_task_check_files(all[i], b, &why) == KF_OK) {
 			(*tasks)[(*n)++] = all[i];
 			all[i] = NULL;
 		} else if (!suite) {

@@ -42,6 +42,7 @@ static const char *const help_text =
 	"  --mem-limit-mib N   memory cap of the runner: host data on the CPU, device allocations on\n"
 	"                      CUDA (default 4096)\n"
 	"  -d, --device N      GPU ordinal for the cuda backend (default 0)\n"
+	"  --gpus N            level-4 (multi-GPU) tasks: judge on N GPUs from --device on (default: every GPU)\n"
 	"  -j, --json          print one JSON object: verdict, reason, task, backend, time_ms, ref_time_ms,\n"
 	"                      vendor_time_ms, speedup, sol_fraction, sol_score, t_sol_ms, max_abs_err,\n"
 	"                      max_rel_err, submission_id, and the full record\n"
@@ -242,7 +243,7 @@ static void progress_stop(struct progress *p)
 int kf_cmd_submit(int argc, char **argv)
 {
 	const char *task_name = NULL, *backend = "cpu", *as = NULL, *db = NULL, *seed = NULL, *timeout = NULL,
-		   *mem = NULL, *device = NULL,
+		   *mem = NULL, *device = NULL, *gpus = NULL,
 		   *deadline = NULL;
 	bool json = false, help = false;
 	const struct kf_cli_opt opts[] = {
@@ -256,6 +257,7 @@ int kf_cmd_submit(int argc, char **argv)
 		{ .name = "device", .short_name = 'd', .arg = KF_CLI_VALUE, .value = &device },
 		{ .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
 		{ .name = "deadline", .arg = KF_CLI_VALUE, .value = &deadline },
+		{ .name = "gpus", .arg = KF_CLI_VALUE, .value = &gpus },
 		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
@@ -297,6 +299,13 @@ int kf_cmd_submit(int argc, char **argv)
 		if (*end || !*device || d < 0 || d > INT32_MAX)
 			rc = kf_errf(&err, KF_EINPUT, "--device must be a GPU ordinal (0, 1, ...), not '%s'", device);
 		jo.device = (int)d;
+	}
+	if (rc == KF_OK && gpus) { /* level-4 (multi-GPU) tasks: docs/multi-gpu.md */
+		char *end;
+		long g = strtol(gpus, &end, 10);
+		if (*end || !*gpus || g < 2 || g > 8)
+			rc = kf_errf(&err, KF_EINPUT, "--gpus must be a GPU count from 2 to 8, not '%s'", gpus);
+		jo.gpus = (int)g;
 	}
 	if (rc == KF_OK && timeout)
 		rc = parse_positive("--call-timeout", timeout, &jo.call_timeout_s, &err);

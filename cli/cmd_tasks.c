@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "eval/tasks/abi.h"
+#include "eval/tasks/multi.h"
 #include "eval/judge/judge.h"
 #include "eval/tasks/task.h"
 
@@ -55,6 +56,7 @@ static cJSON *task_json(const struct kf_task *t)
 		cJSON_AddItemToObject(bench, kf_backend_name((enum kf_backend)b), shape_obj(t, &t->bench[b]));
 	}
 	cJSON_AddBoolToObject(o, "has_cuda_reference", t->reference[KF_BACKEND_CUDA] != NULL);
+	cJSON_AddBoolToObject(o, "multi_gpu", kf_task_multi_gpu(t)); /* level 4: CUDA only, --gpus N */
 	return o;
 }
 
@@ -126,7 +128,10 @@ int kf_cmd_tasks(int argc, char **argv)
 		printf("%-*s %-5s %s\n", width, "task", "level", "CPU entry point");
 		for (int i = 0; i < n; i++) {
 			kf_buf p = KF_BUF_INIT;
-			kf_abi_prototype(ts[i], KF_BACKEND_CPU, &p);
+			if (kf_task_multi_gpu(ts[i])) /* level 4 has no CPU entry point */
+				kf_buf_adds(&p, "(CUDA only, multi-GPU: --backend cuda --gpus N; see kforge tasks --json)");
+			else
+				kf_abi_prototype(ts[i], KF_BACKEND_CPU, &p);
 			printf("%-*s %-5d %s\n", width, ts[i]->name, ts[i]->level, p.data ? p.data : "");
 			kf_buf_free(&p);
 		}

@@ -83,11 +83,12 @@ static const char *phase_name(int phase)
 }
 
 /* The runner program sits beside the kforge executable (build/), one level up for programs in
- * build/ subfolders (benchmarks, sanitizer builds), or in <prefix>/libexec/kforge once installed. */
-static int runner_path(enum kf_backend b, char *out, size_t len, kf_err *err)
+ * build/ subfolders (benchmarks, sanitizer builds), or in <prefix>/libexec/kforge once installed;
+ * several GPUs take the multi-GPU runner (sandbox/runner_cuda_multi.c). */
+static int runner_path(enum kf_backend b, int world, char *out, size_t len, kf_err *err)
 {
 	char name[64];
-	snprintf(name, sizeof name, "kforge-runner-%s", kf_backend_name(b));
+	snprintf(name, sizeof name, "kforge-runner-%s%s", kf_backend_name(b), world > 1 ? "-multi" : "");
 	if (kf_libexec_path(name, out, len) == 0 && access(out, X_OK) == 0)
 		return KF_OK;
 	return kf_errf(err, KF_EINTERNAL,
@@ -545,15 +546,21 @@ static __attribute__((noreturn)) void jail_fail(int status_fd, const char *step)
 
 static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], const struct kf_cgroup *cg,
 						  int devnull, int log, int cmd, int reply, int shm, int so, int status,
-						  int shm_ro)
+						  int shm_ro, const int *rank_fds, int n_rank_fds)
 {
 	int src[] = { park(devnull), park(log),    park(log), park(cmd),   park(reply),
 		      park(shm),     park(so),     park(status), park(shm_ro) };
 	_Static_assert(sizeof src / sizeof src[0] == KF_RFD_FIRST_FREE, "one source per runner descriptor");
+	int ranks[KF_RUNNER_MAX_WORLD];
+	for (int i = 0; i < n_rank_fds; i++) /* the multi-GPU runner's ranks 1.. (kf_runner_world) */
+		ranks[i] = park(rank_fds[i]);
 	for (int fd = 0; fd < (int)(sizeof src / sizeof src[0]); fd++)
 		if (src[fd] < 0 || dup2(src[fd], fd) < 0)
 			jail_fail(status, "renumbering the runner's descriptors");
-	kf_jail_close_from(KF_RFD_FIRST_FREE);
+	for (int i = 0; i < n_rank_fds; i++)
+		if (ranks[i] < 0 || dup2(ranks[i], KF_RFD_FIRST_FREE + i) < 0)
+			jail_fail(KF_RFD_STATUS, "renumbering the ranks' buffer descriptors");
+	kf_jail_close_from(KF_RFD_FIRST_FREE + n_rank_fds);
 	/* If kforge dies, the jail dies, and with it the namespace (see runner_core.c). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
 		jail_fail(KF_RFD_STATUS, "prctl(PR_SET_PDEATHSIG)");
@@ -597,7 +604,10 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	*out = NULL;
 	ignore_sigpipe();
 	char path[PATH_MAX];
-	if (runner_path(o->backend, path, sizeof path, err) != KF_OK)
+	int world = o->world > 1 ? o->world : 1;
+	if (world > KF_RUNNER_MAX_WORLD)
+		return kf_errf(err, KF_EINTERNAL, "a runner drives at most %d GPUs, not %d", KF_RUNNER_MAX_WORLD, world);
+	if (runner_path(o->backend, world, path, sizeof path, err) != KF_OK)
 		return err->code;
 	struct kf_runner *r = kf_xcalloc(1, sizeof *r);
 	r->pid = -1;
@@ -625,7 +635,8 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 		kf_errno(err, KF_EINTERNAL, "cannot create the runner's pipes");
 		goto fail;
 	}
-	char a_shm[32], a_ro[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16], a_vendor[4];
+	char a_shm[32], a_ro[32], a_cpu[32], a_data[32], a_fsize[32], a_dev[16], a_vendor[4], a_world[16];
+	snprintf(a_world, sizeof a_world, "%d", world);
 	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
 	snprintf(a_ro, sizeof a_ro, "%zu", have_ro ? o->shm_ro_bytes : 0);
 	snprintf(a_dev, sizeof a_dev, "%d", o->device);
@@ -634,7 +645,8 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
 	snprintf(a_fsize, sizeof a_fsize, "%u", KF_RUNNER_LOG_CAP);
 	snprintf(a_vendor, sizeof a_vendor, "%d", (o->vendor_libs ? 1 : 0) | (o->profile ? KF_RUNNER_FLAG_PROFILE : 0));
-	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, NULL };
+	char *argv[] = { path, "jail", a_shm, a_ro, a_cpu, a_data, a_fsize, a_dev, a_vendor, world > 1 ? a_world : NULL,
+			 NULL };
 	if (make_cgroup(r, o, err) != KF_OK)
 		goto fail;
 	r->pid = fork();
@@ -644,7 +656,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	}
 	if (r->pid == 0)
 		exec_jail(path, argv, &r->cg, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
-			  have_ro ? o->shm_ro_fd : devnull);
+			  have_ro ? o->shm_ro_fd : devnull, o->rank_fds, world - 1);
 	/* Also from the parent, so no window exists where the child is outside its group. */
 	setpgid(r->pid, r->pid);
 	close(cmd[0]);

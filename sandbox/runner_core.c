@@ -129,6 +129,7 @@ int posix_memalign(void **out, size_t a, size_t n)
 struct runner_args {
 	size_t shm_bytes, shm_ro_bytes;
 	int device;
+	int world; /* GPUs of a multi-GPU job (1: one); see kf_runner_world */
 	bool vendor_libs;
 	struct kf_jail_limits lim;
 };
@@ -395,6 +396,10 @@ static __attribute__((noreturn)) void run_runner(const struct kf_runner_backend 
 	_exit(0);
 }
 
+static int g_world = 1;
+
+int kf_runner_world(void) { return g_world; }
+
 /* ---- pid 1 of the namespace: the supervisor ---- */
 
 static void init_report(const struct kf_init_report *r)
@@ -574,7 +579,7 @@ static __attribute__((noreturn)) void run_ns_init(const struct kf_runner_backend
 	}
 	/* Drop every descriptor but the status pipe (so the judge sees EOF when the runner dies)
 	 * and the candidate's file (for the loader's open). */
-	for (int fd = 0; fd < KF_RFD_FIRST_FREE; fd++)
+	for (int fd = 0; fd < KF_RFD_FIRST_FREE + a->world - 1; fd++)
 		if (fd != KF_RFD_STATUS && fd != KF_RFD_SO)
 			close(fd);
 	close(up[1]);
@@ -596,20 +601,24 @@ static int parse_size(const char *s, size_t *out)
 
 bool kf_runner_profile, kf_runner_calibrating;
 
-/* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE FLAGS (1: vendor libraries,
- * KF_RUNNER_FLAG_PROFILE: a profiled run) */
+/* argv: jail SHM_BYTES SHM_RO_BYTES CPU_S DATA_BYTES FSIZE_BYTES DEVICE FLAGS [WORLD] (FLAGS: 1 vendor
+ * libraries, KF_RUNNER_FLAG_PROFILE a profiled run); with WORLD > 1 (the multi-GPU runner) rank r > 0's
+ * buffers are descriptor KF_RFD_FIRST_FREE + r - 1. */
 int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 {
 	struct runner_args a;
 	memset(&a, 0, sizeof a);
-	size_t cpu_s = 0, device = 0, vendor = 0;
-	if (argc != 9 || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
+	size_t cpu_s = 0, device = 0, vendor = 0, world = 1;
+	if ((argc != 9 && argc != 10) || strcmp(argv[1], "jail") != 0 || parse_size(argv[2], &a.shm_bytes) ||
 	    parse_size(argv[3], &a.shm_ro_bytes) || parse_size(argv[4], &cpu_s) ||
 	    parse_size(argv[5], &a.lim.data_bytes) || parse_size(argv[6], &a.lim.fsize_bytes) ||
-	    parse_size(argv[7], &device) || parse_size(argv[8], &vendor) || vendor > (1 | KF_RUNNER_FLAG_PROFILE)) {
+	    parse_size(argv[7], &device) || parse_size(argv[8], &vendor) || vendor > (1 | KF_RUNNER_FLAG_PROFILE) ||
+	    (argc == 10 && (parse_size(argv[9], &world) || world < 1 || world > KF_RUNNER_MAX_WORLD))) {
 		fprintf(stderr, "%s: internal program of kforge (%s runner); not for direct use\n", argv[0], be->name);
 		return 2;
 	}
+	a.world = (int)world;
+	g_world = a.world;
 	a.lim.cpu_s = (double)cpu_s;
 	a.device = (int)device;
 	a.vendor_libs = (vendor & 1) != 0;
@@ -621,7 +630,7 @@ int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 		die_errno("fork of the namespace init");
 	if (init == 0)
 		run_ns_init(be, &a);
-	for (int fd = KF_RFD_CMD; fd < KF_RFD_FIRST_FREE; fd++)
+	for (int fd = KF_RFD_CMD; fd < KF_RFD_FIRST_FREE + a.world - 1; fd++)
 		close(fd);
 	int status;
 	while (waitpid(init, &status, 0) < 0 && errno == EINTR)

@@ -38,6 +38,11 @@ struct kf_runner_backend {
 		    int64_t *device_ns, char *why, size_t why_len);
 };
 
+/* The multi-GPU runner's GPU count (argv's optional WORLD; 1 for every other runner): rank r > 0's
+ * shared buffers are descriptor KF_RFD_FIRST_FREE + r - 1, open until map_buffers closes them. */
+#define KF_RUNNER_MAX_WORLD 8
+int kf_runner_world(void);
+
 /* Exit codes of the runner process when it ends itself (the judge prefers the messages). */
 #define KF_RUNNER_EXIT_MEMORY 98
 #define KF_RUNNER_EXIT_SETUP 99

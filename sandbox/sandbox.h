@@ -90,6 +90,10 @@ struct kf_runner_opts {
 	bool profile;             /* a profiled run (eval/judge/profile.h): on CUDA the runner brings
 				     up CUPTI before the filter and reports each call's metrics on its
 				     output; never used for a verdict or a time */
+	int world;                /* CUDA, several GPUs (docs/multi-gpu.md): 0 or 1 for one; otherwise the
+				     multi-GPU runner drives devices device..device+world-1, rank 0's
+				     buffers are shm_fd and rank r's rank_fds[r-1], each of shm_bytes */
+	const int *rank_fds;
 };
 
 enum kf_call_status {

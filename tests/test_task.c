@@ -343,9 +343,9 @@ Test(task, rejects_a_bad_name_or_one_that_differs_from_the_file)
 
 Test(task, rejects_a_level_out_of_range_or_outside_its_folder)
 {
-	rejects("level", "0", "level", "must be an integer between 1 and 3");
-	rejects("level", "4", "level", "must be an integer between 1 and 3");
-	rejects("level", "1.5", "level", "must be an integer between 1 and 3");
+	rejects("level", "0", "level", "must be an integer between 1 and 4");
+	rejects("level", "5", "level", "must be an integer between 1 and 4"); /* 4: multi-GPU (docs/multi-gpu.md) */
+	rejects("level", "1.5", "level", "must be an integer between 1 and 4");
 	rejects("level", "2", "level", "2, but the file is in level1/");
 	struct kf_task *t = NULL;
 	char *text = spec_with("level", "2");
@@ -790,7 +790,7 @@ Test(task, reports_every_error_of_a_spec_in_one_run)
 	struct kf_task *t = NULL;
 	kf_err err = { 0 };
 	cr_assert_eq(kf_task_parse(SPEC_PATH, d, strlen(d), &t, &err), KF_EINPUT);
-	const char *want[] = { SPEC_PATH ":level: must be an integer between 1 and 3",
+	const char *want[] = { SPEC_PATH ":level: must be an integer between 1 and 4",
 			       SPEC_PATH ":inputs[0].dtype: \"fp32\" is not a dtype",
 			       SPEC_PATH ":flops: \"2*Q\": unknown symbol 'Q'",
 			       SPEC_PATH ":description: must not contain" };

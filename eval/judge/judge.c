@@ -20,8 +20,10 @@
 #include "eval/tasks/abi.h"
 #include "eval/judge/area.h"
 #include "eval/judge/compare.h"
+#include "eval/judge/multi.h"
 #include "eval/judge/policy.h"
 #include "eval/judge/stats.h"
+#include "eval/tasks/multi.h"
 #include "eval/tasks/tensor.h"
 #include "eval/judge/trusted.h"
 #include "sandbox/sandbox.h"
@@ -1624,6 +1626,8 @@ static void finish(struct judge *j, cJSON *res)
 int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
 		      const struct kf_judge_opts *o, cJSON **result, kf_err *err)
 {
+	if (kf_task_multi_gpu(t)) /* level 4: several GPUs, its own judge (eval/judge/multi.c) */
+		return kf_judge_multi_evaluate(t, peaks, source, len, o, result, err);
 	struct kf_judge_session local;
 	memset(&local, 0, sizeof local);
 	struct judge j = { .t = t, .o = o, .peaks = peaks, .b = o->backend, .verdict = KF_V_OK,
@@ -1743,6 +1747,8 @@ out:
 
 int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 {
+	if (kf_task_multi_gpu(t))
+		return kf_judge_multi_check_task(t, err);
 	struct kf_judge_opts o;
 	kf_judge_opts_default(&o);
 	o.seed = 1;

@@ -27,6 +27,8 @@ void kf_judge_session_free(struct kf_judge_session *s);
 struct kf_judge_opts {
 	enum kf_backend backend;
 	int device;               /* GPU ordinal (cuda backend) */
+	int gpus;                 /* level-4 (multi-GPU) tasks: the job's GPU count, from device on (wrapping);
+				     0 = every visible GPU */
 	uint64_t seed;            /* base seed; every drawn value follows from it (below KF_SEED_LIMIT) */
 	int n_seeds;              /* correctness seeds */
 	double call_timeout_s;    /* wall limit for one kf_launch */

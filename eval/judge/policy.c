@@ -9,7 +9,7 @@
 #include "common/csource.h"
 
 /* Identifier prefixes of vendor math libraries (case-insensitive). */
-static const char *const vendor_prefixes[] = { "cublas", "cudnn", "cblas_", "mkl_", "cusparse", "cutensor" };
+static const char *const vendor_prefixes[] = { "cublas", "cudnn", "cblas_", "mkl_", "cusparse", "cutensor", "nccl" };
 /* Identifiers that share a prefix but belong to the CUDA driver itself, which every kernel may use:
  * the tensor-memory-accelerator descriptor (CUtensorMap, cuTensorMapEncodeTiled) is not cuTENSOR. */
 static const char *const driver_prefixes[] = { "cutensormap" };

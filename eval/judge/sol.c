@@ -227,6 +227,42 @@ int kf_sol_confirm(struct kf_store *s, enum kf_backend b, struct kf_peaks *p, kf
 	return rc;
 }
 
+int kf_sol_multi_peaks(struct kf_store *s, const struct kf_peaks *one, int gpus, const char *multi_json,
+		       struct kf_peaks *out, kf_err *err)
+{
+	cJSON *multi = cJSON_Parse(multi_json);
+	double measured = cJSON_GetNumberValue(cJSON_GetObjectItem(multi, "peer_copy_bytes_s"));
+	double sheet = cJSON_GetNumberValue(cJSON_GetObjectItem(multi, "nvlink_datasheet_bytes_s"));
+	if (!multi || !(measured > 0)) {
+		cJSON_Delete(multi);
+		return kf_errf(err, KF_EINTERNAL, "the multi-GPU device description is malformed (no measured peer bandwidth)");
+	}
+	*out = *one;
+	out->gpus = gpus;
+	/* The measured copy can beat the datasheet a little, as for memory: the higher is the ceiling. */
+	out->nvlink_bytes_s = sheet > measured ? sheet : measured;
+	snprintf(out->key, sizeof out->key, "%.200s:x%d", one->key, gpus);
+	snprintf(out->device, sizeof out->device, "%.200s x %d", one->device, gpus);
+	out->json = one->json ? cJSON_Duplicate(one->json, 1) : cJSON_CreateObject();
+	if (cJSON_GetObjectItem(out->json, "key"))
+		cJSON_ReplaceItemInObject(out->json, "key", cJSON_CreateString(out->key));
+	else
+		cJSON_AddStringToObject(out->json, "key", out->key);
+	if (cJSON_GetObjectItem(out->json, "device"))
+		cJSON_ReplaceItemInObject(out->json, "device", cJSON_CreateString(out->device));
+	else
+		cJSON_AddStringToObject(out->json, "device", out->device);
+	cJSON_AddNumberToObject(out->json, "gpus", gpus);
+	cJSON_AddNumberToObject(out->json, "nvlink_bytes_s", out->nvlink_bytes_s);
+	cJSON_AddItemToObject(out->json, "multi_gpu", multi);
+	if (!s)
+		return KF_OK;
+	char *text = cJSON_PrintUnformatted(out->json);
+	int rc = kf_store_put_calibration(s, out->key, text, err);
+	free(text);
+	return rc;
+}
+
 void kf_sol_peaks_free(struct kf_peaks *p)
 {
 	cJSON_Delete(p->json);
@@ -235,20 +271,22 @@ void kf_sol_peaks_free(struct kf_peaks *p)
 
 const char *kf_sol_bound_name(enum kf_sol_bound b)
 {
-	static const char *const names[] = { "memory", "compute", "sfu" };
+	static const char *const names[] = { "memory", "compute", "sfu", "nvlink" };
 	return names[b];
 }
 
 double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
 		     enum kf_sol_bound *bound)
 {
+	double share = p->gpus > 1 ? p->gpus : 1; /* each GPU's part of the job */
 	double terms[] = {
-		[KF_BOUND_MEMORY] = kf_task_bytes(t, s) / p->bw_bytes_s,
-		[KF_BOUND_COMPUTE] = kf_task_flops(t, s) / p->flops_s[t->compute_dtype],
-		[KF_BOUND_SFU] = p->sfu_ops_s > 0 ? kf_task_sfu_ops(t, s) / p->sfu_ops_s : 0,
+		[KF_BOUND_MEMORY] = kf_task_bytes(t, s) / share / p->bw_bytes_s,
+		[KF_BOUND_COMPUTE] = kf_task_flops(t, s) / share / p->flops_s[t->compute_dtype],
+		[KF_BOUND_SFU] = p->sfu_ops_s > 0 ? kf_task_sfu_ops(t, s) / share / p->sfu_ops_s : 0,
+		[KF_BOUND_NVLINK] = p->gpus > 1 && p->nvlink_bytes_s > 0 ? kf_task_nvlink_bytes(t, s) / p->nvlink_bytes_s : 0,
 	};
 	*bound = KF_BOUND_MEMORY;
-	for (int b = KF_BOUND_COMPUTE; b <= KF_BOUND_SFU; b++)
+	for (int b = KF_BOUND_COMPUTE; b <= KF_BOUND_NVLINK; b++)
 		if (terms[b] > terms[*bound])
 			*bound = (enum kf_sol_bound)b;
 	return terms[*bound];

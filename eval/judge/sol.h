@@ -18,6 +18,8 @@ struct kf_peaks {
 	double flops_s[KF_DTYPE_COUNT];  /* arithmetic rate by compute dtype */
 	double sfu_ops_s;                /* transcendentals per second on special-function units;
 					    0 where there are none (CPUs: libm's exp is FMAs) */
+	int gpus;                        /* a multi-GPU job's GPU count (kf_sol_multi_peaks); 0: one device */
+	double nvlink_bytes_s;           /* multi-GPU: what one GPU sends its peers per second (per direction) */
 	cJSON *json;                     /* the stored calibration record */
 };
 
@@ -34,10 +36,19 @@ int kf_sol_confirm(struct kf_store *s, enum kf_backend b, struct kf_peaks *p, kf
 
 /* What sets t_SOL: bytes over bandwidth, FLOPs over the arithmetic rate of the task's compute
  * dtype, or transcendentals over the special-function units' rate. */
-enum kf_sol_bound { KF_BOUND_MEMORY, KF_BOUND_COMPUTE, KF_BOUND_SFU };
-const char *kf_sol_bound_name(enum kf_sol_bound b); /* "memory", "compute", "sfu" */
+enum kf_sol_bound { KF_BOUND_MEMORY, KF_BOUND_COMPUTE, KF_BOUND_SFU, KF_BOUND_NVLINK };
+const char *kf_sol_bound_name(enum kf_sol_bound b); /* "memory", "compute", "sfu", "nvlink" */
 
-/* t_SOL in seconds at a shape: the largest of the three terms, *bound saying which. */
+/* A multi-GPU job's ceilings (docs/multi-gpu.md): one GPU's (`one`), plus the job's record from the
+ * CUDA library (multi_json: topology, measured peer copy bandwidth, NVLink datasheet), its NVLink
+ * bandwidth the higher of measured and datasheet, under its own key (one's key and ":xN") and
+ * device name ("... x N"), so the leaderboard groups by device model and GPU count; stored. */
+int kf_sol_multi_peaks(struct kf_store *s, const struct kf_peaks *one, int gpus, const char *multi_json,
+		       struct kf_peaks *out, kf_err *err);
+/* t_SOL in seconds at a shape: the largest of the terms, *bound saying which. A multi-GPU job
+ * (p->gpus > 1) splits the task's bytes and FLOPs over its GPUs and adds the NVLink term: the bytes
+ * one GPU must send (the spec's nvlink_bytes) over its NVLink bandwidth. The terms are bounds that
+ * the best kernel overlaps, so the largest is t_SOL, never their sum. */
 double kf_sol_time_s(const struct kf_peaks *p, const struct kf_task *t, const struct kf_shape *s,
 		     enum kf_sol_bound *bound);
 /* S = 1 / (1 + (t_k - t_sol) / (t_b - t_sol)), SOL-ExecBench's score (1 at light speed, 0.5 at

@@ -25,6 +25,7 @@
 #include "common/rng.h"
 #include "common/sha256.h"
 #include "eval/tasks/abi.h"
+#include "eval/tasks/multi.h"
 #include "eval/judge/judge.h"
 #include "eval/judge/area.h"
 #include "eval/judge/compare.h"
@@ -254,6 +255,10 @@ int kf_trials_open(const struct kf_task *t, const char *source, size_t len, cons
 	if (!kf_task_has_backend(t, tr->b)) {
 		snprintf(tr->unusable, sizeof tr->unusable, "task %s has no %s reference kernel", t->name,
 			 kf_backend_name(tr->b));
+		return KF_OK;
+	}
+	if (kf_task_multi_gpu(t)) { /* its kernels run only in the multi-GPU judge (eval/judge/multi.c) */
+		snprintf(tr->unusable, sizeof tr->unusable, "task %s is a multi-GPU task: no single-GPU trials", t->name);
 		return KF_OK;
 	}
 	kf_err why;

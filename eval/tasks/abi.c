@@ -3,6 +3,7 @@
  * into the typed kf_launch, and the fp64 oracle's pair. The two backends differ only in the
  * table below; everything else is shared. Compiles nothing. */
 #include "eval/tasks/abi.h"
+#include "eval/tasks/multi.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -535,11 +536,17 @@ static void add_comment(const struct kf_task *t, enum kf_backend b, const char *
 	kf_buf_adds(out, " */\n");
 }
 
+/* A multi-GPU task's kf_launch also takes its rank's struct kf_comm (eval/tasks/multi.h). */
+static bool multi_cuda(const struct kf_task *t, enum kf_backend b)
+{
+	return b == KF_BACKEND_CUDA && kf_task_multi_gpu(t);
+}
+
 void kf_abi_prototype(const struct kf_task *t, enum kf_backend b, kf_buf *out)
 {
 	const struct abi_backend *be = &backends[b];
 	kf_buf_addf(out, "%sint kf_launch(", be->linkage);
-	add_params(t, be->types, be->stream_param, out);
+	add_params(t, be->types, multi_cuda(t, b) ? KF_MULTI_STREAM_PARAM : be->stream_param, out);
 	kf_buf_adds(out, ");");
 }
 
@@ -557,6 +564,8 @@ void kf_abi_header(const struct kf_task *t, enum kf_backend b, kf_buf *out)
 	} else if (task_uses_lowp(t)) {
 		kf_buf_addf(out, "%s\n", cuda_lowp_includes);
 	}
+	if (multi_cuda(t, b))
+		kf_abi_multi_types(t, out);
 	kf_abi_prototype(t, b, out);
 	kf_buf_addf(out, "\n%sint kf_init(void); /* optional */\n\n#endif\n", be->linkage);
 }
@@ -577,7 +586,7 @@ void kf_abi_shim(const struct kf_task *t, enum kf_backend b, kf_buf *out)
 	if (!be->stream_arg)
 		kf_buf_adds(out, "\t(void)stream;\n");
 	kf_buf_adds(out, "\treturn kf_launch(");
-	add_call_args(t, be->types, be->stream_arg, out);
+	add_call_args(t, be->types, multi_cuda(t, b) ? KF_MULTI_STREAM_ARG : be->stream_arg, out);
 	kf_buf_adds(out, ");\n}\n");
 }
 

@@ -389,6 +389,14 @@ double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s)
 	return total;
 }
 
+double kf_task_nvlink_bytes(const struct kf_task *t, const struct kf_shape *s)
+{
+	int64_t v;
+	if (!t->nvlink_bytes_expr)
+		return 0;
+	return expr_eval(t, t->nvlink_bytes_expr, s, &v, NULL) == KF_OK ? (double)v : -1.0;
+}
+
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s)
 {
 	int64_t v;
@@ -712,7 +720,7 @@ static int load_header(struct loader *L, const cJSON *root)
 	else
 		snprintf(t->name, sizeof t->name, "%s", s);
 
-	if (member(L, root, "", "level", true, &j) != KF_OK || want_int(L, j, "level", 1, 3, &level) != KF_OK)
+	if (member(L, root, "", "level", true, &j) != KF_OK || want_int(L, j, "level", 1, 4, &level) != KF_OK)
 		rc = KF_EINPUT;
 	else if (folder_level && folder_level != level)
 		rc = fail(L, "level", "%lld, but the file is in level%d/", (long long)level, folder_level);
@@ -1338,7 +1346,8 @@ static int load_bench(struct loader *L, const cJSON *shapes)
 		const cJSON *j;
 		char f[KF_FIELD_MAX];
 		field_join(f, "shapes.bench", backend_names[b]);
-		if (member(L, bench, "shapes.bench", backend_names[b], b == KF_BACKEND_CPU, &j) != KF_OK)
+		/* level 4 (multi-GPU) runs on CUDA only: no CPU bench shape (eval/tasks/multi.h) */
+		if (member(L, bench, "shapes.bench", backend_names[b], b == KF_BACKEND_CPU && L->t->level != 4, &j) != KF_OK)
 			return L->err->code;
 		if (j && load_shape(L, j, f, &L->t->bench[b]) != KF_OK)
 			return L->err->code;
@@ -1589,7 +1598,7 @@ static int load_min_runtime(struct loader *L, const cJSON *root)
 	for (int b = 0; b < KF_BACKEND_COUNT; b++) {
 		char f[KF_FIELD_MAX];
 		field_join(f, "min_runtime_ms", backend_names[b]);
-		bool has = b == KF_BACKEND_CPU || t->reference[b] != NULL;
+		bool has = (b == KF_BACKEND_CPU && t->level != 4) || t->reference[b] != NULL;
 		if (member(L, mr, "min_runtime_ms", backend_names[b], has, &j) != KF_OK)
 			return L->err->code;
 		if (!j)
@@ -1700,7 +1709,7 @@ static int check_ragged_hidden(struct loader *L, const struct named_shape *ns, i
 struct shape_checks {
 	bool tensor[KF_MAX_TENSORS];
 	bool fan_in[KF_MAX_TENSORS][KF_MAX_STRESS + 1]; /* [input][0: the spec's own, k+1: stress k] */
-	bool expr[4];                                   /* flops, bytes, sfu_ops, workspace */
+	bool expr[5];                                   /* flops, bytes, sfu_ops, workspace, nvlink_bytes */
 	bool constraint[KF_MAX_CONSTRAINTS];
 };
 
@@ -1859,9 +1868,9 @@ static int check_shape(struct loader *L, const struct named_shape *ns, struct sh
 				rc = KF_EINPUT;
 		}
 	}
-	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr, t->workspace_expr };
-	const char *fields[] = { "flops", "bytes", "sfu_ops", "workspace" };
-	for (int x = 0; x < 4; x++)
+	const char *exprs[] = { t->flops_expr, t->bytes_expr, t->sfu_expr, t->workspace_expr, t->nvlink_bytes_expr };
+	const char *fields[] = { "flops", "bytes", "sfu_ops", "workspace", "nvlink_bytes" };
+	for (int x = 0; x < 5; x++)
 		if (!done->expr[x] && once(&done->expr[x], check_expr_at(L, exprs[x], fields[x], ns, 0)) != KF_OK)
 			rc = KF_EINPUT;
 	return rc;
@@ -1912,7 +1921,7 @@ static int load_root(struct loader *L, const cJSON *root)
 	static const char *const keys[] = {
 		"name", "level", "description", "symbols", "inputs", "outputs", "shapes", "stress",
 		"tolerance", "flops", "bytes", "sfu_ops", "compute_dtype", "reference", "oracle", "vendor_baseline", "policy",
-		"min_runtime_ms", "determinism", "constraints", "scalars", "workspace", NULL,
+		"min_runtime_ms", "determinism", "constraints", "scalars", "workspace", "nvlink_bytes", NULL,
 	};
 	struct kf_task *t = L->t;
 	const cJSON *j;
@@ -1948,6 +1957,8 @@ static int load_root(struct loader *L, const cJSON *root)
 			want_expr(L, j, "sfu_ops", &t->sfu_expr);
 		if (member(L, root, "", "workspace", false, &j) == KF_OK && j)
 			want_expr(L, j, "workspace", &t->workspace_expr);
+		if (member(L, root, "", "nvlink_bytes", false, &j) == KF_OK && j)
+			want_expr(L, j, "nvlink_bytes", &t->nvlink_bytes_expr);
 	}
 	if (load_sources(L, root, shapes_ok) == KF_OK)
 		load_min_runtime(L, root);
@@ -2086,6 +2097,7 @@ void kf_task_free(struct kf_task *t)
 	free(t->flops_expr);
 	free(t->bytes_expr);
 	free(t->sfu_expr);
+	free(t->nvlink_bytes_expr);
 	free(t->workspace_expr);
 	free(t->oracle);
 	free(t->vendor_baseline);
@@ -2302,6 +2314,9 @@ int kf_task_source_path(const struct kf_task *t, const char *rel, char *out, siz
 
 int kf_task_check_files(const struct kf_task *t, enum kf_backend b, kf_err *err)
 {
+	if (t->level == 4 && b != KF_BACKEND_CUDA) /* multi-GPU: eval/tasks/multi.h */
+		return kf_errf(err, KF_EINPUT, "task %s is a multi-GPU task (level 4): it runs only on the cuda backend "
+			       "(--backend cuda --gpus N), never on the %s backend", t->name, kf_backend_name(b));
 	if (!kf_task_has_backend(t, b))
 		return kf_errf(err, KF_EINPUT, "task %s has no %s reference, so it cannot run on the %s backend",
 			       t->name, kf_backend_name(b), kf_backend_name(b));

@@ -148,6 +148,8 @@ struct kf_task {
 	char *sfu_expr;             /* NULL, or transcendental evaluations (exp, log, sin, rsqrt...):
 				       on a GPU they run on the special-function units, a bound of its own */
 	char *workspace_expr;       /* NULL, or bytes of CUDA scratch memory the kernel may need at a shape */
+	char *nvlink_bytes_expr;    /* level 4: NULL, or the bytes one GPU must send to its peers (the
+				       speed of light's NVLink term, eval/judge/sol.c) */
 	enum kf_dtype compute_dtype; /* the arithmetic rate the FLOPs run at: bf16/f16 are tensor
 					cores, f32 the fp32 cores; the first input's dtype unless set */
 	char *reference[KF_BACKEND_COUNT]; /* reference kernel sources, relative to kf_home(); NULL
@@ -197,6 +199,7 @@ double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
+double kf_task_nvlink_bytes(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 /* The scalar parameter k's value at shape s (drawn ones: a draw seeded by the shape and k). */
 double kf_task_scalar(const struct kf_task *t, int k, const struct kf_shape *s);
 /* Fills ints[] for a call at s: the symbols, then each scalar (an int's value, a float's double

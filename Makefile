@@ -139,14 +139,15 @@ $(BUILD)/robj/sandbox/runner_cuda.o: sandbox/runner_cuda.c
 # The profiled run's CUPTI code: CUPTI's headers sit beside CUDA's, or under extras/CUPTI.
 $(BUILD)/robj/sandbox/profile_cuda.o: sandbox/profile_cuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -I. $(PKG_CFLAGS) $(CUDA_INC) -I$(CUDA_HOME)/extras/CUPTI/include -Isandbox/cupti_c -MMD -MP -c $< -o $@
+	$(CC) $(CSTD) $(WARN) -I. $(PKG_CFLAGS) $(CUDA_INC) -I$(CUDA_HOME)/extras/CUPTI/include -Isandbox/cupti_c \
+		$(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # Candidates link the shared CUDA runtime and C++ library: the runner loads both up front,
 # so a candidate's dlopen finds them already there (no file is opened under the filter).
+RUNNER_CUDA_LIBS = $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
+	-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda
 $(RUNNER_CUDA): $(RUNNER_CUDA_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
-		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed \
-		-L$(CUDA_HOME)/lib64/stubs -lcuda
+	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(RUNNER_CUDA_LIBS)
 
 $(BUILD)/obj/eval/judge/gpu/cuda_kernels.o: eval/judge/gpu/cuda_kernels.cu eval/judge/gpu/cuda_kernels.h
 	@mkdir -p $(dir $@)
@@ -168,13 +169,12 @@ $(BUILD)/robj/sandbox/runner_cuda.o: CUDA_INC += -I$(BUILD)/gen
 RUNNER_CUDA_MULTI := $(BUILD)/kforge-runner-cuda-multi
 RUNNER_CUDA_MULTI_OBJ := $(filter-out $(BUILD)/robj/sandbox/runner_cuda.o,$(RUNNER_CUDA_OBJ)) $(BUILD)/robj/sandbox/runner_cuda_multi.o
 all: $(RUNNER_CUDA_MULTI)
+HELPERS += $(RUNNER_CUDA_MULTI)
 $(BUILD)/robj/sandbox/runner_cuda_multi.o: sandbox/runner_cuda_multi.c $(BUILD)/gen/runner_hold_fatbin.inc
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(CUDA_INC) -MMD -MP -c $< -o $@
+	$(CC) $(CSTD) $(WARN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(CUDA_INC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 $(RUNNER_CUDA_MULTI): $(RUNNER_CUDA_MULTI_OBJ)
-	$(CC) -rdynamic -o $@ $^ $(shell pkg-config --libs libseccomp) -ldl $(CUDA_RPATH) \
-		-Wl,--no-as-needed -lcudart -lstdc++ -lgomp -lm -lgcc_s -Wl,--as-needed \
-		-L$(CUDA_HOME)/lib64/stubs -lcuda
+	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(RUNNER_CUDA_LIBS)
 # The judge's multi-GPU side (eval/judge/gpu/multi_cuda.c): peer access, the ranks' common-start timer,
 # topology and peer bandwidth; linked into libkforge-cuda.so.
 $(BUILD)/obj/eval/judge/gpu/multi_kernels.o: eval/judge/gpu/multi_kernels.cu

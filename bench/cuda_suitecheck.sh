@@ -33,13 +33,18 @@ done
 checker=$BUILD_DIR/cuda_suitecheck
 
 build_task() {   # generated ABI, then ref.so and oracle.so, as kforge's compile jail builds them
-    local t=$1 dir=$BUILD_DIR/$1 ref oracle
-    read -r ref oracle < <("$checker" --emit-abi "$dir" "$t")
+    local t=$1 dir=$BUILD_DIR/$1 ref oracle vendor
+    read -r ref oracle vendor < <("$checker" --emit-abi "$dir" "$t")
     "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$ref" -o "$dir/ref.o"
     "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$dir/shim.cu" -o "$dir/shim.o"
     "$NVCC" -shared -cudart shared -Xlinker --no-undefined -o "$dir/ref.so" "$dir/ref.o" "$dir/shim.o"
-    cc -std=c17 -O2 -shared -fPIC -Wall -Wextra -Werror -include "$dir/kf_oracle.h" -o "$dir/oracle.so" \
+    cc -std=c17 -O2 -shared -fPIC -Wall -Wextra -Werror -Ireference_kernels -include "$dir/kf_oracle.h" -o "$dir/oracle.so" \
         "$oracle" "$dir/oracle_shim.c" -lm
+    if [ -n "$vendor" ]; then   # a vendor baseline of reference_kernels/vendor/, linked as the judge links it
+        "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$vendor" -o "$dir/vendor.o"
+        "$NVCC" -shared -cudart shared -Xlinker --no-undefined -o "$dir/vendor.so" "$dir/vendor.o" "$dir/shim.o" \
+            -lcublas -lcublasLt -lcudnn
+    fi
     echo "built $t"
 }
 

@@ -535,10 +535,34 @@ static int list_level(int level) {
     return 0;
 }
 
+/* --list-generic: every task, whatever its level, whose CUDA reference is built on the generic op library
+ * (reference_kernels/cuda/generic/), one per line: the references bench/cuda_fusioncheck.sh leaves to this checker. */
+static int list_generic(void) {
+    kf_task **ts = nullptr;
+    int n = 0;
+    kf_err err = {};
+    if (kf_task_list(nullptr, &ts, &n, &err) != KF_OK) {
+        fprintf(stderr, "cuda_suitecheck: %s\n", err.msg);
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) {
+        char path[PATH_MAX], *src = nullptr;
+        size_t len = 0;
+        if (!kf_task_has_backend(ts[i], KF_BACKEND_CUDA)) continue;
+        kf_task_source_path(ts[i], ts[i]->reference[KF_BACKEND_CUDA], path, sizeof path);
+        if (kf_read_file(path, 1 << 20, &src, &len, &err) == KF_OK && strstr(src, "cuda/generic/"))
+            printf("%s\n", ts[i]->name);
+        free(src);
+    }
+    kf_task_list_free(ts, n);
+    return 0;
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: cuda_suitecheck --dir DIR [--quick] [--no-fork] TASK...\n"
                     "       cuda_suitecheck --emit-abi DIR TASK\n"
                     "       cuda_suitecheck --list LEVEL\n"
+                    "       cuda_suitecheck --list-generic\n"
                     "  --dir      where DIR/TASK/ref.so and DIR/TASK/oracle.so were built\n"
                     "  --quick    correctness on small shapes only, no benchmark (fits under compute-sanitizer)\n"
                     "  --no-fork  run tasks in this process (for compute-sanitizer)\n"
@@ -548,6 +572,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--emit-abi")) return emit_abi(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "--list")) return list_level(atoi(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "--list-generic")) return list_generic();
     bool quick = false, fork_tasks = true;
     const char *dir = nullptr;
     std::vector<const char *> names;

@@ -4,7 +4,8 @@
 # generated shim, -cudart shared) plus its fp64 oracle; then runs the checker on the GPU. The table it prints last is
 # the one in docs/task-suite.md. Build where kforge builds (cJSON, libkforge.a); run on the GPU machine.
 # Usage: bash bench/cuda_suitecheck.sh [--build-only | --run-only] [--sanitize] [--level N] [TASK...]
-#   default tasks: every task of level N (default 1) that has a CUDA reference, after the copy-bandwidth row.
+#   default tasks: every task of level N (default 1) that has a CUDA reference, after the copy-bandwidth row (the
+#   build also builds every reference on the generic op library, of any level: cuda_suitecheck --list-generic).
 # KF_SUITECHECK_DIR: where to build (default .gpu/suitecheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +55,8 @@ if [ $build = 1 ]; then
     "$NVCC" -O3 -std=c++17 $ARCH -I. -cudart shared bench/cuda_suitecheck.cu build/libkforge.a -lcublas -lcjson \
         -ldl -lpthread -Xlinker -rpath='$ORIGIN' -o "$checker"
     cp -L "$CJSON_LIB" "$BUILD_DIR/"          # the GPU machine has no cJSON
-    [ ${#tasks[@]} -gt 0 ] || mapfile -t tasks < <("$checker" --list "$level")
+    # by default level N's references and every generic one (gpu-check.sh --v2cuda runs those by name)
+    [ ${#tasks[@]} -gt 0 ] || mapfile -t tasks < <({ "$checker" --list "$level"; "$checker" --list-generic; } | sort -u)
     pids=()
     for t in "${tasks[@]}"; do
         build_task "$t" &

@@ -13,7 +13,8 @@
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
 #                 (bench/ref_fidelity.sh)
 #   --no-tests    skip make test-gpu's binary
-#   --v2cuda      the references on the generic op library (cuda_suitecheck --list-generic): each against its oracle
+#   --v2cuda      the generic op library's own checks (bench/cuda_generic_check.cu, built there with nvcc), then the
+#                 references on it (cuda_suitecheck --list-generic): each against its oracle
 #                 and timed at its bench shape beside its vendor baseline (bench/cuda_suitecheck.sh), then its
 #                 examples/cuda candidate through kforge submit --backend cuda (verdict, candidate, reference and
 #                 vendor times)
@@ -65,6 +66,11 @@ if [ $quick = 0 ]; then
 fi
 
 if [ $v2cuda = 1 ]; then
+	nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+	{ "$nvcc" -O2 -std=c++17 -arch=native -Ireference_kernels bench/cuda_generic_check.cu -o /tmp/kforge-generic-check &&
+		/tmp/kforge-generic-check; } > "$out/v2cuda_generic.log" 2>&1
+	row "generic op library (bench/cuda_generic_check.cu)" "exit $?" "" "$(tail -1 "$out/v2cuda_generic.log")"
+	grep FAIL "$out/v2cuda_generic.log" | tee -a "$table" >/dev/null
 	v2=$(.gpu/suitecheck/cuda_suitecheck --list-generic)
 	bash bench/cuda_suitecheck.sh --run-only $v2 > "$out/v2cuda_refs.log" 2>&1
 	row "generic CUDA references (suitecheck)" "exit $?" "" "$(grep -c '^  ok' "$out/v2cuda_refs.log") ok checks, $(grep -c '^  FAIL' "$out/v2cuda_refs.log") FAIL"

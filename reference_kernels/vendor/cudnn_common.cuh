@@ -76,13 +76,16 @@ inline void *scratch(size_t bytes) {
 
 constexpr int MAX_ALGOS = 8;
 
+/* An algorithm the descriptor's FMA math runs without tensor cores (heuristics may report it as default math). */
+inline bool fp32_math(cudnnMathType_t m) { return m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH; }
+
 /* The fastest forward algorithm by cuDNN's heuristics that runs in FMA math, and its workspace. */
 inline int pick_forward(cudnnHandle_t h, const descs &d, cudnnConvolutionFwdAlgo_t *algo, size_t *ws) {
     cudnnConvolutionFwdAlgoPerf_t perf[MAX_ALGOS];
     int n = 0;
     KFV_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, MAX_ALGOS, &n, perf));
     for (int i = 0; i < n; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && fp32_math(perf[i].mathType)) {
             *algo = perf[i].algo;
             *ws = perf[i].memory;
             return 0;

@@ -19,7 +19,7 @@ extern "C" int kf_launch(const float *x, const float *w, float *y, int N, int C,
     KFV_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.x, d.conv, d.y, kfv::MAX_ALGOS, &n, perf));
     int pick = -1;
     for (int i = 0; i < n && pick < 0; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) pick = i;
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && kfv::fp32_math(perf[i].mathType)) pick = i;
     if (pick < 0) return 1;
     void *buf = kfv::scratch(perf[pick].memory);
     if (perf[pick].memory && !buf) return 1;

@@ -11,6 +11,7 @@
 #include <cJSON.h>
 
 #include "common/err.h"
+#include "eval/tasks/task.h"
 
 /* Exit codes (STYLE.md, README "Exit codes", kforge(1) EXIT STATUS): 0 ok, 1 candidate rejected / task
  * failed, 2 usage or input (a bad option, file, database or task), 3 internal (kforge's own fault). */
@@ -37,6 +38,11 @@ struct kf_cli_opt {
 	int (*add)(void *ctx, const char *value, kf_err *err);
 	void *ctx;
 };
+
+/* `--suite DIR` for every command that takes tasks: an entry of its option table, and its help line. */
+#define KF_SUITE_OPT { .name = "suite", .arg = KF_CLI_VALUE, .value = kf_tasks_suite_slot() }
+#define KF_SUITE_OPT_HELP \
+	"  --suite DIR         the task suite (a folder of levelN/ folders) instead of $KFORGE_TASKS or tasks/\n"
 
 /* The one parser, getopt_long underneath: parses argv (after the subcommand) against opts; positional
  * arguments land in pos, in order (at most max_pos). -h and --help set *help. Errors are KF_EINPUT

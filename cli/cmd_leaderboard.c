@@ -37,6 +37,7 @@ static const char *const help_text =
 	"  --table T           with csv: rows (default, one line per source and task) or summaries\n"
 	"  -o, --output F      write to file F instead of standard output\n"
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"  -h, --help          print this help\n"
 	"\n"
 	"Formulas (also in docs/leaderboard.md):\n";
@@ -161,6 +162,7 @@ int kf_cmd_leaderboard(int argc, char **argv)
 		{ .name = "output", .short_name = 'o', .arg = KF_CLI_VALUE, .value = &l.output },
 		{ .name = "db", .arg = KF_CLI_VALUE, .value = &st.db },
 		{ .name = "merge", .arg = KF_CLI_SWITCH, .flag = &st.merge },
+		KF_SUITE_OPT,
 		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];

@@ -27,6 +27,7 @@ static const char *const help_text =
 	"  -r, --run RUN_ID  a run's summary instead of a submission\n"
 	"  --db PATH         database (default: $KFORGE_DB, else ./kforge.db); never created by show\n"
 	"  -j, --json        print JSON\n"
+	KF_SUITE_OPT_HELP
 	"  -h, --help        print this help\n"
 	"\n"
 	"Exit codes: 0 ok, 2 usage or input error (no such submission or run, no such database),\n"
@@ -96,7 +97,7 @@ int kf_cmd_show(int argc, char **argv)
 	const struct kf_cli_opt opts[] = { { .name = "db", .arg = KF_CLI_VALUE, .value = &db },
 					   { .name = "run", .short_name = 'r', .arg = KF_CLI_VALUE, .value = &run },
 					   { .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
-					   { .name = NULL } };
+					   KF_SUITE_OPT, { .name = NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };

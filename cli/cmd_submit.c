@@ -12,6 +12,7 @@
 #include "common/sha256.h"
 #include "db/store.h"
 #include "eval/judge/judge.h"
+#include "eval/tasks/task.h"
 
 #define KF_SUBMIT_MAX_SOURCE (1u << 20)
 #define KF_SUBMIT_MIB (1024.0 * 1024.0)
@@ -36,6 +37,7 @@ static const char *const help_text =
 	"  --as NAME           submitter name recorded with the result (default: $USER)\n"
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
 	"  -s, --seed N        base seed for every drawn input (default: random, recorded)\n"
+	KF_SUITE_OPT_HELP
 	"  --call-timeout S    wall-clock limit of one kf_launch call in seconds (default 10)\n"
 	"  --deadline S        wall-clock limit of the whole evaluation in seconds; past it the verdict\n"
 	"                      is timeout (default 300)\n"
@@ -258,6 +260,7 @@ int kf_cmd_submit(int argc, char **argv)
 		{ .name = "json", .short_name = 'j', .arg = KF_CLI_SWITCH, .flag = &json },
 		{ .name = "deadline", .arg = KF_CLI_VALUE, .value = &deadline },
 		{ .name = "gpus", .arg = KF_CLI_VALUE, .value = &gpus },
+		KF_SUITE_OPT,
 		{ .name = NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];

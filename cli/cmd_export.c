@@ -13,7 +13,7 @@
 #define ALL_RUNS "all"
 
 static const char *const help_text =
-	"usage: kforge export RUN --out DIR [--db PATH]\n"
+	"usage: kforge export RUN --out DIR [--db PATH] [--suite DIR]\n"
 	"\n"
 	"Writes what a run produced. Each selected kernel (per source, task, backend and device, chosen as\n"
 	"kforge leaderboard chooses it) goes to DIR/<task>.c or DIR/<task>.cu, or to\n"

@@ -19,7 +19,7 @@
 
 static const char *const help_text =
 	"usage: kforge leaderboard [--run ID...] [--task T...] [--backend cpu|cuda] [--device NAME] [--merge]\n"
-	"                          [--format csv|json|md|html] [--table rows|summaries] [-o FILE] [--db PATH]\n"
+	"                          [--format csv|json|md|html] [--table rows|summaries] [-o FILE] [--db PATH] [--suite DIR]\n"
 	"\n"
 	"Builds the leaderboard from the database: one row per (source, task) with the selected kernel's\n"
 	"verdict, time, speedup over the reference and the vendor baseline, SOL fraction and SOL score; and\n"

@@ -16,7 +16,7 @@
 #define KF_RANK_SUBMITTER_WIDTH 24
 
 static const char *const help_head =
-	"usage: kforge rank RUN|all [RUN...] [--task NAME] [--theta X] [--reverify] [--json] [--evidence] [--db PATH]\n"
+	"usage: kforge rank RUN|all [RUN...] [--task NAME] [--theta X] [--reverify] [--json] [--evidence] [--db PATH] [--suite DIR]\n"
 	"                   [--llm-judge MODEL [--llm-base-url URL] [--llm-provider openai|anthropic]]\n"
 	"\n"
 	"Ranks the candidates of agent run RUN (or of every candidate in the database with 'all'), each at\n"

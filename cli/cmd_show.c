@@ -10,7 +10,7 @@
 #include "eval/judge/profile.h"
 
 static const char *const help_text =
-	"usage: kforge show ID [--db PATH] [--json]\n"
+	"usage: kforge show ID [--db PATH] [--suite DIR] [--json]\n"
 	"       kforge show --run RUN_ID [--db PATH] [--json]\n"
 	"\n"
 	"Prints a recorded submission (task, backend, submitter, source hash) and every evaluation of it\n"

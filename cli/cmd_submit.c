@@ -26,7 +26,7 @@ static const char *const jail_sources[] = { "candidate.cu", "candidate.c" };
 
 static const char *const help_text =
 	"usage: kforge submit --task NAME [--backend cpu|cuda] [--as NAME] [--db PATH] [--seed N] [--call-timeout S]\n"
-	"                     [--deadline S] [--mem-limit-mib N] [--device N] [--json] FILE\n"
+	"                     [--deadline S] [--mem-limit-mib N] [--device N] [--gpus N] [--suite DIR] [--json] FILE\n"
 	"\n"
 	"Compiles FILE in the compile jail, runs it in the sandboxed runner against the task's reference,\n"
 	"checks it over several seeds x test, ragged and stress shapes, times it at the benchmark shape\n"

@@ -784,3 +784,82 @@ Test(abi, scalar_parameters_follow_the_symbols_as_float_or_int)
 	scratch_close(&s);
 	kf_task_free(t);
 }
+
+/* ---- the CUDA workspace ---- */
+
+static const char workspace_spec[] =
+	"{\"name\": \"ws\", \"level\": 1, \"description\": \"y = x, through scratch memory\", \"symbols\": [\"n\"],\n"
+	" \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}}],\n"
+	" \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],\n"
+	" \"scalars\": [{\"name\": \"alpha\", \"type\": \"float\", \"value\": 0.5}],\n"
+	" \"workspace\": \"4*n\",\n"
+	" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 64}, \"cuda\": {\"n\": 1024}}, \"test\": [{\"n\": 8}], \"ragged\": [{\"n\": 7}], \"hidden\": [{\"n\": 9}]},\n"
+	" \"tolerance\": {\"f32\": {\"atol\": 0, \"rtol\": 0}}, \"flops\": \"n\",\n"
+	" \"reference\": {\"cpu\": \"x.c\", \"cuda\": \"x.cu\"}, \"oracle\": \"o.c\",\n"
+	" \"min_runtime_ms\": {\"cpu\": 1, \"cuda\": 0.01}}\n";
+
+Test(abi, the_cuda_workspace_comes_after_the_scalars_and_before_the_stream)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("ws.json", workspace_spec, strlen(workspace_spec), &t, &err), KF_OK, "%s", err.msg);
+	kf_buf p = KF_BUF_INIT;
+	kf_abi_prototype(t, KF_BACKEND_CUDA, &p);
+	cr_expect_str_eq(p.data, "extern \"C\" int kf_launch(const float *x, float *y, int n, float alpha, "
+				 "void *workspace, cudaStream_t stream);");
+	kf_buf_reset(&p);
+	kf_abi_prototype(t, KF_BACKEND_CPU, &p);
+	cr_expect_str_eq(p.data, "int kf_launch(const float *x, float *y, int n, float alpha);",
+			 "the CPU allocates freely: no workspace parameter");
+	kf_buf_reset(&p);
+	kf_abi_oracle_header(t, &p);
+	cr_expect_null(strstr(p.data, "workspace"), "the oracle takes no workspace: %s", p.data);
+	kf_buf_reset(&p);
+	kf_abi_header(t, KF_BACKEND_CUDA, &p);
+	cr_expect_not_null(strstr(p.data, "`workspace` points to 4*n bytes of scratch device memory (4096 at the"),
+			   "the header states the size at the bench shape: %s", p.data);
+	kf_buf_reset(&p);
+	kf_abi_shim(t, KF_BACKEND_CUDA, &p);
+	cr_expect_not_null(strstr(p.data, ", bufs[2], (cudaStream_t)stream)"), "the buffer after the tensors: %s", p.data);
+	kf_buf_free(&p);
+	kf_task_free(t);
+}
+
+/* Compiled by nvcc and called on the host: kf_launch never touches the device here, it only reports what
+ * the shim handed it as the workspace. */
+Test(abi, the_cuda_shim_hands_the_buffer_after_the_tensors_to_kf_launch_as_the_workspace)
+{
+	if (access(NVCC, X_OK) != 0)
+		cr_skip_test("%s is not installed", NVCC);
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("ws.json", workspace_spec, strlen(workspace_spec), &t, &err), KF_OK, "%s", err.msg);
+	struct scratch s;
+	scratch_open(&s);
+	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
+	char *log;
+	kf_abi_header(t, KF_BACKEND_CUDA, &h);
+	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
+	scratch_write(&s, "kf_task.h", h.data);
+	scratch_write(&s, "shim.cu", shim.data);
+	scratch_write(&s, "cand.cu", "extern \"C\" int kf_launch(const float *x, float *y, int n, float alpha, void *workspace,\n"
+				     "                         cudaStream_t stream)\n"
+				     "{ (void)x; (void)y; (void)n; (void)stream; return *(int *)workspace + (int)(alpha * 2); }\n");
+	int rc = run_in(&s, NVCC " -shared -Xcompiler -fPIC,-Wall,-Wextra,-Werror -include kf_task.h -o cand.so cand.cu shim.cu",
+			&log);
+	cr_assert_eq(rc, 0, "a candidate taking the workspace failed to build:\n%s", log);
+	free(log);
+	void *so = open_so(&s, "cand.so");
+	kf_shim_call_fn call = (kf_shim_call_fn)must_sym(so, KF_SHIM_CALL_SYMBOL);
+	float x[8] = { 0 }, y[8] = { 0 };
+	int scratch_word = 41;
+	void *bufs[3] = { x, y, &scratch_word };
+	long long ints[KF_TASK_MAX_INTS];
+	kf_task_call_ints(t, &t->shapes[KF_SET_TEST][0], ints);
+	cr_expect_eq(call(bufs, ints, NULL), 42, "kf_launch read 41 from the workspace and got alpha = 0.5");
+	dlclose(so);
+	kf_buf_free(&h);
+	kf_buf_free(&shim);
+	scratch_close(&s);
+	kf_task_free(t);
+}

@@ -384,6 +384,7 @@ Test(task, rejects_bad_tensor_names)
 	rejects("inputs[1].name", "\"template\"", "inputs[1].name", "keyword");
 	rejects("outputs[0].name", "\"threadIdx\"", "outputs[0].name", "keyword");
 	rejects("outputs[0].name", "\"stream\"", "outputs[0].name", "reserved for the CUDA stream");
+	rejects("inputs[1].name", "\"workspace\"", "inputs[1].name", "reserved for the CUDA scratch-memory parameter");
 	rejects("outputs[0].name", "\"my out\"", "outputs[0].name", "is not a C identifier");
 	rejects("outputs[0].name", "\"_C\"", "outputs[0].name", "are reserved");
 }
@@ -1124,6 +1125,37 @@ Test(task, takes_a_tolerance_per_output_and_a_workspace_expression)
 	cr_expect_eq(kf_task_workspace(t, &t->shapes[KF_SET_TEST][0]), 4 * 64 * 64);
 	kf_task_free(t);
 	rejects("workspace", "\"M-1000\"", "workspace", "is negative");
+}
+
+Test(task, a_workspace_is_one_more_buffer_on_cuda_only)
+{
+	struct kf_task *t = accepts("workspace", "\"4*M*N\"");
+	cr_expect_eq(kf_task_n_bufs(t, KF_BACKEND_CUDA), 5, "A, B, idx, C, then the workspace");
+	cr_expect_eq(kf_task_n_bufs(t, KF_BACKEND_CPU), 4, "the CPU ABI has no workspace");
+	/* shapes: bench 256x256, test 64x64 and 128x64, ragged 65x64 and 8x8, hidden 96x64 */
+	cr_expect_eq(kf_task_workspace_max(t, KF_BACKEND_CPU), 4 * 256 * 256, "the largest shape's");
+	kf_task_free(t);
+	t = accepts("reference", NULL);
+	cr_expect_eq(kf_task_n_bufs(t, KF_BACKEND_CUDA), 4, "no workspace in the spec, none in the call");
+	cr_expect_eq(kf_task_workspace_max(t, KF_BACKEND_CUDA), 0);
+	kf_task_free(t);
+}
+
+Test(task, a_workspace_needs_a_buffer_slot_of_its_own)
+{
+	/* 3 inputs + 13 outputs fill the 16 buffers a call can pass; the workspace would be a 17th */
+	kf_buf outs = KF_BUF_INIT;
+	for (int i = 1; i <= 13; i++)
+		kf_buf_addf(&outs, "%s{\"name\": \"o%d\", \"dtype\": \"bf16\", \"shape\": [\"M\"]}", i > 1 ? "," : "[", i);
+	kf_buf_adds(&outs, "]");
+	char *text = spec_with("outputs", outs.data);
+	struct kf_task *t = parse_ok(text);
+	kf_task_free(t);
+	char *with = replace_once(text, "\"flops\":", "\"workspace\": \"M\", \"flops\":");
+	expect_error(with, "workspace", "a task with a workspace has at most 15 tensors");
+	free(with);
+	free(text);
+	kf_buf_free(&outs);
 }
 
 Test(task, needs_only_a_spec_and_an_oracle_on_the_cpu)

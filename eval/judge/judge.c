@@ -233,6 +233,12 @@ static void compile_vendor(struct judge *j, cJSON *record)
 
 static int n_tensors(const struct kf_task *t) { return t->n_inputs + t->n_outputs; }
 
+/* The buffers of a call: the tensors, then the workspace on CUDA when the spec has one (its own region of the
+ * areas, index n_tensors). */
+static int n_bufs(const struct judge *j) { return kf_task_n_bufs(j->t, j->b); }
+
+static bool is_workspace(const struct judge *j, int i) { return i == n_tensors(j->t); }
+
 static void phase_done(struct judge *j, const char *name, int64_t *t0)
 {
 	int64_t now = kf_now_ns();
@@ -288,6 +294,12 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 		j->s->keep[i] = t->tensors[i].is_output ? kf_xmalloc(host) : NULL;
 		j->s->scratch[i] = kf_xmalloc(host);
 		j->s->dval[i] = kf_xmalloc(sizeof(double) * n);
+	}
+	if (n_bufs(j) > n_tensors(t)) { /* the workspace: its largest size, then the same slack and guard */
+		size_t need = (size_t)kf_task_workspace_max(t, j->b) + KF_CANARY_BYTES + KF_WORKSPACE_ALIGN;
+		l->start[l->n] = off;
+		l->end[l->n] = off + (need + KF_BUF_ALIGN - 1) / KF_BUF_ALIGN * KF_BUF_ALIGN;
+		off = l->end[l->n++] + KF_AREA_GUARD_BYTES;
 	}
 	l->bytes = off - KF_AREA_GUARD_BYTES + KF_AREA_TAIL_GUARD_BYTES;
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
@@ -381,16 +393,28 @@ static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape
 	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
 }
 
-/* Where tensor i lies at shape s: its last element as close to its region's end (and the guard)
- * as the alignment allows. */
+/* Bytes of buffer i (a tensor, or the workspace) at shape s. */
+static size_t buf_bytes(const struct judge *j, int i, const struct kf_shape *s)
+{
+	return is_workspace(j, i) ? (size_t)kf_task_workspace(j->t, s) : tensor_bytes(j->t, i, s);
+}
+
+static const char *buf_name(const struct judge *j, int i)
+{
+	return is_workspace(j, i) ? KF_WORKSPACE_PARAM : j->t->tensors[i].name;
+}
+
+/* Where buffer i lies at shape s: its last byte as close to its region's end (and the guard) as the
+ * alignment allows (the workspace's start KF_WORKSPACE_ALIGN-aligned, as the ABI promises). */
 static size_t at(const struct judge *j, const struct kf_shape *s, int i)
 {
-	return (j->s->layout.end[i] - tensor_bytes(j->t, i, s)) / KF_END_ALIGN * KF_END_ALIGN;
+	size_t align = is_workspace(j, i) ? KF_WORKSPACE_ALIGN : KF_END_ALIGN;
+	return (j->s->layout.end[i] - buf_bytes(j, i, s)) / align * align;
 }
 
 static void place(const struct judge *j, const struct kf_shape *s, size_t *off)
 {
-	for (int i = 0; i < n_tensors(j->t); i++)
+	for (int i = 0; i < n_bufs(j); i++)
 		off[i] = at(j, s, i);
 }
 
@@ -424,7 +448,7 @@ static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err 
 	long long ints[KF_TASK_MAX_INTS];
 	shape_ints(t, s, ints);
 	void *args[KF_MAX_TENSORS];
-	for (int i = 0; i < n_tensors(t); i++)
+	for (int i = 0; i < n_bufs(j); i++)
 		args[i] = j->s->ops->ptr(j->s->refarea, at(j, s, i));
 	int rc = j->s->ref.call(args, ints, j->s->ops->stream(j->s->refarea));
 	if (j->s->ops->sync(j->s->refarea, err) != KF_OK)
@@ -524,28 +548,36 @@ static void canaries(const struct judge *j, const struct kf_shape *s, int i, siz
 	size_t off = at(j, s, i), start = j->s->layout.start[i];
 	zone[0][0] = off - start >= KF_CANARY_BYTES ? off - KF_CANARY_BYTES : start;
 	zone[0][1] = off;
-	zone[1][0] = off + tensor_bytes(j->t, i, s);
+	zone[1][0] = off + buf_bytes(j, i, s);
 	zone[1][1] = j->s->layout.end[i] + KF_AREA_GUARD_BYTES;
 }
 
+/* The canaries of every buffer, and the workspace itself: whatever a call left there is overwritten, so
+ * nothing carries over from one call to the next. */
 static int fill_canaries(struct judge *j, const struct kf_shape *s, kf_err *err)
 {
-	for (int i = 0; i < n_tensors(j->t); i++) {
+	for (int i = 0; i < n_bufs(j); i++) {
 		size_t z[2][2];
 		canaries(j, s, i, z);
 		for (int k = 0; k < 2; k++)
 			if (j->s->ops->pattern_fill(j->s->area, z[k][0], z[k][1] - z[k][0], j->pattern, err) != KF_OK)
 				return err->code;
+		if (is_workspace(j, i) && buf_bytes(j, i, s) &&
+		    j->s->ops->pattern_fill(j->s->area, at(j, s, i), buf_bytes(j, i, s), j->pattern, err) != KF_OK)
+			return err->code;
 	}
 	return KF_OK;
 }
 
-static const char *tensor_kind(const struct judge *j, int i) { return i < j->t->n_inputs ? "input" : "output"; }
+static const char *tensor_kind(const struct judge *j, int i)
+{
+	return is_workspace(j, i) ? "the" : i < j->t->n_inputs ? "input" : "output";
+}
 
 /* After a call: every canary intact, else out_of_bounds naming the buffer and the side. */
 static int check_canaries(struct judge *j, const struct kf_shape *s, const char *ctx, kf_err *err)
 {
-	for (int i = 0; i < n_tensors(j->t) && j->verdict == KF_V_OK; i++) {
+	for (int i = 0; i < n_bufs(j) && j->verdict == KF_V_OK; i++) {
 		size_t z[2][2];
 		canaries(j, s, i, z);
 		for (int k = 0; k < 2; k++) {
@@ -556,10 +588,10 @@ static int check_canaries(struct judge *j, const struct kf_shape *s, const char 
 				continue;
 			if (k == 0)
 				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote before the start of %s '%s' (%lld bytes before its first element) %s",
-				       tensor_kind(j, i), j->t->tensors[i].name, (long long)(z[0][1] - z[0][0] - (size_t)first), ctx);
+				       tensor_kind(j, i), buf_name(j, i), (long long)(z[0][1] - z[0][0] - (size_t)first), ctx);
 			else
 				reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch wrote past the end of %s '%s' (byte %lld after its last element) %s",
-				       tensor_kind(j, i), j->t->tensors[i].name, (long long)first, ctx);
+				       tensor_kind(j, i), buf_name(j, i), (long long)first, ctx);
 			break;
 		}
 	}
@@ -582,7 +614,7 @@ static bool fault_verdict(struct judge *j, const struct kf_call_result *res, con
 		size_t guard_end = i == l->n - 1 ? l->bytes : l->end[i] + KF_AREA_GUARD_BYTES;
 		if (off >= l->end[i] && off < guard_end)
 			return reject(j, KF_V_OUT_OF_BOUNDS, "kf_launch faulted on a %s past the end of %s '%s' %s", access,
-				      tensor_kind(j, i), j->t->tensors[i].name, ctx);
+				      tensor_kind(j, i), buf_name(j, i), ctx);
 		if (off >= l->start[i] && off < l->end[i] && i < l->n_readonly && res->fault_write)
 			return reject(j, KF_V_INPUTS_MODIFIED, "kf_launch wrote to input '%s' (its pages are read-only) %s",
 				      j->t->tensors[i].name, ctx);
@@ -882,7 +914,7 @@ static int run_trial(struct judge *j, struct kf_runner *r, const struct trial *t
 	struct kf_call_result res;
 	size_t off[KF_MAX_TENSORS];
 	place(j, tr->shape, off);
-	if (kf_runner_call(r, off, n_tensors(t), ints, n_ints, &res, err) != KF_OK)
+	if (kf_runner_call(r, off, n_bufs(j), ints, n_ints, &res, err) != KF_OK)
 		return err->code;
 	int64_t t_done = kf_now_ns();
 	if (res.status != KF_CALL_OK)
@@ -968,8 +1000,9 @@ static int fresh_repeat(struct judge *j, struct kf_runner **fresh, kf_err *err)
 		return err->code;
 	j->snap_shape = NULL;
 	size_t off[KF_MAX_TENSORS];
+	place(j, s, off);
 	for (int i = 0; i < n_tensors(t); i++)
-		off[i] = at(j, s, i) - KF_DET_SHIFT(i);
+		off[i] -= KF_DET_SHIFT(i);
 	/* The first run's inputs into the judge's copy (oracle shapes kept them on the host), its
 	 * outputs beside them. */
 	bool oracle = kf_judge_uses_oracle(t, s);
@@ -996,7 +1029,7 @@ static int fresh_repeat(struct judge *j, struct kf_runner **fresh, kf_err *err)
 	}
 	long long ints[KF_TASK_MAX_INTS];
 	int n_ints = shape_ints(t, s, ints);
-	int rc = kf_runner_call(*fresh, off, n_tensors(t), ints, n_ints, &res, err);
+	int rc = kf_runner_call(*fresh, off, n_bufs(j), ints, n_ints, &res, err);
 	kf_runner_stop(*fresh);
 	*fresh = NULL;
 	if (rc != KF_OK)
@@ -1225,7 +1258,7 @@ static int timed_call(struct judge *j, struct side *sides, enum side_role role, 
 	struct kf_call_result res;
 	size_t off[KF_MAX_TENSORS];
 	place(j, s, off);
-	if (kf_runner_call(sd->r, off, n_tensors(t), ints, n_ints, &res, err) != KF_OK)
+	if (kf_runner_call(sd->r, off, n_bufs(j), ints, n_ints, &res, err) != KF_OK)
 		return err->code;
 	char ctx[512], shape[256];
 	describe_shape(t, s, shape, sizeof shape);

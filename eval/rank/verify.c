@@ -236,6 +236,11 @@ static int alloc_areas(struct kf_trials *tr, kf_err *err)
 		int64_t dn = t->tensors[i].is_output ? tr->max_n[i] : tr->max_oracle_n[i];
 		tr->dval[i] = kf_xmalloc(sizeof(double) * (size_t)(dn > 0 ? dn : 1));
 	}
+	if (kf_task_n_bufs(t, tr->b) > n_tensors(t)) { /* the CUDA workspace, after the tensors */
+		tr->off[n_tensors(t)] = off;
+		off += ((size_t)kf_task_workspace_max(t, tr->b) + KF_VERIFY_BUF_ALIGN - 1) / KF_VERIFY_BUF_ALIGN *
+		       KF_VERIFY_BUF_ALIGN;
+	}
 	if (!off)
 		off = KF_VERIFY_BUF_ALIGN;
 	if (tr->ops->create(off, tr->o->device, &tr->area, err) != KF_OK)
@@ -376,7 +381,7 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 	long long ints[KF_TASK_MAX_INTS];
 	int n_ints = kf_task_call_ints(t, s, ints);
 	struct kf_call_result cr;
-	if (kf_runner_call(tr->runner, tr->off, n_tensors(t), ints, n_ints, &cr, err) != KF_OK)
+	if (kf_runner_call(tr->runner, tr->off, kf_task_n_bufs(t, tr->b), ints, n_ints, &cr, err) != KF_OK)
 		return err->code;
 	if (cr.status == KF_CALL_DIED) {
 		kf_runner_stop(tr->runner);
@@ -431,7 +436,7 @@ static int compute_expected(struct kf_trials *tr, const struct kf_shape *s, kf_e
 			args[i] = tr->dval[i];
 		rc = tr->oracle.call(args, ints, NULL);
 	} else {
-		for (int i = 0; i < n_tensors(t); i++) {
+		for (int i = 0; i < kf_task_n_bufs(t, tr->b); i++) {
 			args[i] = tr->ops->ptr(tr->refarea, tr->off[i]);
 			if (i < t->n_inputs &&
 			    tr->ops->upload(tr->refarea, tr->off[i], tr->host[i], tensor_bytes(t, i, s), err) != KF_OK)

@@ -287,7 +287,11 @@ static bool task_uses_lowp(const struct kf_task *t)
 	       task_uses(t, KF_DTYPE_FP4_E2M1X2) || task_uses(t, KF_DTYPE_E8M0);
 }
 
-/* "const T *in..., T *out..., int SYM..." then the stream when there is one. */
+/* The workspace parameter comes before the stream, and only where there is a stream (CUDA): the CPU
+ * and the oracle allocate freely. */
+static bool has_workspace(const struct kf_task *t, const char *stream) { return t->workspace_expr && stream; }
+
+/* "const T *in..., T *out..., int SYM..." then the workspace and the stream when there are. */
 static void add_params(const struct kf_task *t, const char *const *types, const char *stream,
 		       kf_buf *out)
 {
@@ -303,6 +307,8 @@ static void add_params(const struct kf_task *t, const char *const *types, const 
 	for (int k = 0; k < t->n_scalars; k++)
 		kf_buf_addf(out, ", %s %s", !t->scalars[k].is_float ? "int" : strcmp(types[0], "double") ? "float" : "double",
 			    t->scalars[k].name);
+	if (has_workspace(t, stream))
+		kf_buf_addf(out, ", void *%s", KF_WORKSPACE_PARAM);
 	if (stream)
 		kf_buf_addf(out, ", %s", stream);
 }
@@ -324,6 +330,8 @@ static void add_call_args(const struct kf_task *t, const char *const *types, con
 		kf_buf_addf(out, t->scalars[k].is_float ? (oracle ? ", kf_shim_f64(ints[%d])" : ", (float)kf_shim_f64(ints[%d])")
 							: ", (int)ints[%d]",
 			    t->n_symbols + k);
+	if (has_workspace(t, stream))
+		kf_buf_addf(out, ", bufs[%d]", t->n_inputs + t->n_outputs);
 	if (stream)
 		kf_buf_addf(out, ", %s", stream);
 }
@@ -504,10 +512,13 @@ static void add_work_and_tolerance(const struct kf_task *t, kf_buf *out)
 static void add_rules(const struct kf_task *t, enum kf_backend b, kf_buf *out)
 {
 	const struct abi_backend *be = &backends[b];
-	if (t->workspace_expr && b == KF_BACKEND_CUDA)
-		kf_buf_addf(out, " * Workspace: the kernel may use up to %s bytes of scratch device memory at a shape\n"
-				 " *   (%lld at the benchmark shape), allocated once in kf_init.\n",
-			    t->workspace_expr, (long long)kf_task_workspace(t, &t->bench[b]));
+	if (has_workspace(t, be->stream_param))
+		kf_buf_addf(out, " * Workspace: `%s` points to %s bytes of scratch device memory (%lld at the\n"
+				 " *   benchmark shape), %d-byte aligned, yours for the call; its contents are\n"
+				 " *   undefined on entry (refilled with a pattern before every call), so nothing\n"
+				 " *   carries over between calls. Use it for temporaries instead of cudaMalloc.\n",
+			    KF_WORKSPACE_PARAM, t->workspace_expr, (long long)kf_task_workspace(t, &t->bench[b]),
+			    KF_WORKSPACE_ALIGN);
 	kf_buf_addf(out, " * Rules:\n"
 			 " *  - kf_launch returns 0 on success, non-zero on failure.\n"
 			 " *  - Never write to the inputs. Write every element of every output (outputs\n"

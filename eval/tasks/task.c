@@ -325,6 +325,22 @@ int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s)
 	return t->workspace_expr && expr_eval(t, t->workspace_expr, s, &v, NULL) == KF_OK ? v : 0;
 }
 
+int kf_task_n_bufs(const struct kf_task *t, enum kf_backend b)
+{
+	return t->n_inputs + t->n_outputs + (t->workspace_expr && b == KF_BACKEND_CUDA);
+}
+
+int64_t kf_task_workspace_max(const struct kf_task *t, enum kf_backend b)
+{
+	int64_t most = kf_task_workspace(t, &t->bench[b]);
+	for (int set = KF_SET_TEST; set < KF_SET_COUNT; set++)
+		for (int k = 0; k < t->n_shapes[set]; k++) {
+			int64_t v = kf_task_workspace(t, &t->shapes[set][k]);
+			most = v > most ? v : most;
+		}
+	return most;
+}
+
 int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape *s)
 {
 	const struct kf_tensor *x = &t->tensors[tensor];
@@ -624,6 +640,8 @@ static int want_identifier(struct loader *L, const cJSON *j, const char *field, 
 		return fail(L, field, "\"%s\": names starting with '_' or \"kf_\" are reserved", s);
 	if (!strcmp(s, "stream"))
 		return fail(L, field, "\"stream\" is reserved for the CUDA stream parameter");
+	if (!strcmp(s, KF_WORKSPACE_PARAM))
+		return fail(L, field, "\"%s\" is reserved for the CUDA scratch-memory parameter", KF_WORKSPACE_PARAM);
 	for (const char *const *r = reserved_names; *r; r++)
 		if (!strcmp(s, *r))
 			return fail(L, field, "\"%s\" is a C, C++ or CUDA keyword or reserved name", s);
@@ -1946,8 +1964,11 @@ static int load_root(struct loader *L, const cJSON *root)
 			want_expr(L, j, "bytes", &t->bytes_expr);
 		if (member(L, root, "", "sfu_ops", false, &j) == KF_OK && j)
 			want_expr(L, j, "sfu_ops", &t->sfu_expr);
-		if (member(L, root, "", "workspace", false, &j) == KF_OK && j)
-			want_expr(L, j, "workspace", &t->workspace_expr);
+		if (member(L, root, "", "workspace", false, &j) == KF_OK && j &&
+		    want_expr(L, j, "workspace", &t->workspace_expr) == KF_OK &&
+		    t->n_inputs + t->n_outputs >= KF_MAX_TENSORS)
+			fail(L, "workspace", "a task with a workspace has at most %d tensors (the workspace takes a buffer of its own)",
+			     KF_MAX_TENSORS - 1);
 	}
 	if (load_sources(L, root, shapes_ok) == KF_OK)
 		load_min_runtime(L, root);

@@ -16,6 +16,8 @@
 #define KF_MAX_DIMS 6
 #define KF_MAX_CONSTRAINTS 16
 #define KF_MAX_SCALARS 8
+#define KF_WORKSPACE_PARAM "workspace" /* the CUDA kf_launch parameter of a spec's workspace (reserved name) */
+#define KF_WORKSPACE_ALIGN 256           /* its alignment, at least (cudaMalloc's) */
 #define KF_TASK_MAX_INTS (KF_MAX_SYMBOLS + KF_MAX_SCALARS) /* the ints a call passes: symbols, scalars */
 #define KF_CONSTRAINT_MAX 96 /* one constraint's text, e.g. "H % HKV == 0" */
 #define KF_MAX_STRESS 8
@@ -195,6 +197,11 @@ struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_
 			    const struct kf_shape *s);
 double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
+/* The workspace at its largest over the shapes backend b runs (bench, test, ragged, hidden). */
+int64_t kf_task_workspace_max(const struct kf_task *t, enum kf_backend b);
+/* The buffers of a call on backend b: the tensors in signature order, then on CUDA the workspace when the
+ * spec has one (bufs[n_inputs + n_outputs], the kf_launch parameter KF_WORKSPACE_PARAM). */
+int kf_task_n_bufs(const struct kf_task *t, enum kf_backend b);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 /* The scalar parameter k's value at shape s (drawn ones: a draw seeded by the shape and k). */

@@ -44,6 +44,7 @@ struct result_row {
 
 struct task_so {
     kf_shim_call_fn ref = nullptr, oracle = nullptr;
+    kf_shim_call_fn vendor = nullptr;   /* NAME/vendor.so: reference_kernels/vendor/BASELINE.cu, when built */
 };
 
 struct ctx {
@@ -74,12 +75,13 @@ struct tensors {
     size_t bytes[KF_MAX_TENSORS] = {};
     char *dev[KF_MAX_TENSORS] = {};      /* allocation; the kernel sees dev + offset */
     size_t offset[KF_MAX_TENSORS] = {};
-    long long ints[KF_MAX_SYMBOLS] = {};
-    void *args[KF_MAX_TENSORS] = {};
+    long long ints[KF_TASK_MAX_INTS] = {};   /* the symbols, then the scalar parameters */
+    void *args[KF_MAX_TENSORS] = {};         /* the tensors, then the workspace when the spec has one */
+    char *workspace = nullptr;
 
     tensors(const kf_task *t, const kf_shape *s, bool misalign) {
         n = t->n_inputs + t->n_outputs;
-        for (int k = 0; k < t->n_symbols; ++k) ints[k] = s->v[k];
+        kf_task_call_ints(t, s, ints);
         for (int i = 0; i < n; ++i) {
             numel[i] = kf_task_numel(t, i, s);
             bytes[i] = (size_t)numel[i] * kf_dtype_size(t->tensors[i].dtype);
@@ -87,9 +89,15 @@ struct tensors {
             CUDA_OK(cudaMalloc(&dev[i], bytes[i] + offset[i]));
             args[i] = dev[i] + offset[i];
         }
+        if (kf_task_n_bufs(t, KF_BACKEND_CUDA) > n) {   /* cudaMalloc's alignment is the ABI's (256 bytes) */
+            CUDA_OK(cudaMalloc(&workspace, (size_t)kf_task_workspace(t, s) + 1));
+            CUDA_OK(cudaMemset(workspace, UNWRITTEN_BYTE, (size_t)kf_task_workspace(t, s) + 1));
+            args[n] = workspace;
+        }
     }
     ~tensors() {
         for (int i = 0; i < n; ++i) cudaFree(dev[i]);
+        cudaFree(workspace);
     }
     tensors(const tensors &) = delete;
     tensors &operator=(const tensors &) = delete;
@@ -162,7 +170,7 @@ static void check_shape(ctx &c, const kf_task *t, const task_so &so, const kf_sh
             continue;
         }
         kf_cmp cmp;
-        kf_compare(ten->dtype, got.data(), exact[i].data(), x.numel[i], t->tol[ten->dtype], &cmp);
+        kf_compare(ten->dtype, got.data(), exact[i].data(), x.numel[i], kf_task_tolerance(t, i), &cmp);
         ok = cmp.pass;
         if (ok)
             snprintf(detail, sizeof detail, "%s: max_abs %.3g margin %.3g", ten->name, cmp.max_abs, cmp.margin);
@@ -312,32 +320,36 @@ static void run_bench(ctx &c, const kf_task *t, const task_so &so, result_row &r
     if (!t->vendor_baseline) return;
 
     const baseline_fn base = find_baseline(t->vendor_baseline);
-    if (!base) die("%s: no baseline called %s in this checker", t->name, t->vendor_baseline);
+    if (!base && !so.vendor) die("%s: no baseline called %s in this checker or built", t->name, t->vendor_baseline);
     snprintf(row.baseline, sizeof row.baseline, "%s", t->vendor_baseline);
-    /* The baseline writes its own copies of the outputs; the reference's must agree with them. */
+    /* The baseline writes its own copies of the outputs; the reference's must agree with them. A built vendor
+     * kernel (reference_kernels/vendor/) is called through its shim like the reference, workspace included. */
+    const auto run_base = [&](void *const *a) {
+        return base ? base(c.blas, a, x.ints) == CUBLAS_STATUS_SUCCESS
+                    : so.vendor(a, x.ints, c.stream) == 0 && cudaStreamSynchronize(c.stream) == cudaSuccess;
+    };
     std::vector<char *> vendor_out(x.n, nullptr);
     void *args[KF_MAX_TENSORS];
-    for (int i = 0; i < x.n; ++i) {
+    for (int i = 0; i < kf_task_n_bufs(t, KF_BACKEND_CUDA); ++i) {
         args[i] = x.args[i];
-        if (i < t->n_inputs) continue;
+        if (i < t->n_inputs || i >= x.n) continue;
         CUDA_OK(cudaMalloc(&vendor_out[i], x.bytes[i]));
         args[i] = vendor_out[i];
     }
-    if (base(c.blas, args, x.ints) != CUBLAS_STATUS_SUCCESS) die("%s: %s failed", t->name, t->vendor_baseline);
+    if (!run_base(args)) die("%s: %s failed", t->name, t->vendor_baseline);
     for (int i = t->n_inputs; i < x.n; ++i) {
         const kf_tensor *ten = &t->tensors[i];
         const std::vector<char> mine = to_host(c, x.args[i], x.bytes[i]), theirs = to_host(c, args[i], x.bytes[i]);
         std::vector<double> want((size_t)x.numel[i]);
         kf_tensor_to_double(ten->dtype, theirs.data(), want.data(), x.numel[i]);
         kf_cmp cmp;
-        kf_compare(ten->dtype, mine.data(), want.data(), x.numel[i], t->tol[ten->dtype], &cmp);
+        kf_compare(ten->dtype, mine.data(), want.data(), x.numel[i], kf_task_tolerance(t, i), &cmp);
         snprintf(detail, sizeof detail, "%s: %lld bad, max_abs %.3g margin %.3g", ten->name, (long long)cmp.n_bad,
                  cmp.max_abs, cmp.margin);
-        record(c, cmp.pass, "bench shape: agrees with the cuBLAS baseline", detail);
+        record(c, cmp.pass, "bench shape: agrees with the vendor baseline", detail);
     }
     row.baseline_ms = c.timer.median_ms([&] {
-        if (base(c.blas, args, x.ints) != CUBLAS_STATUS_SUCCESS)
-            die("%s: %s failed while timing", t->name, t->vendor_baseline);
+        if (!run_base(args)) die("%s: %s failed while timing", t->name, t->vendor_baseline);
     });
     for (char *p : vendor_out) cudaFree(p);
 }
@@ -350,6 +362,8 @@ static void load_task_so(const ctx &c, const char *name, task_so &so) {
     so.ref = (kf_shim_call_fn)dlsym(ref, KF_SHIM_CALL_SYMBOL);
     so.oracle = (kf_shim_call_fn)dlsym(oracle, KF_ORACLE_CALL_SYMBOL);
     if (!so.ref || !so.oracle) die("%s: %s", name, "a shared object lacks its shim entry point");
+    if (void *vendor = dlopen((base + "vendor.so").c_str(), RTLD_NOW | RTLD_LOCAL))
+        so.vendor = (kf_shim_call_fn)dlsym(vendor, KF_SHIM_CALL_SYMBOL);
 }
 
 static void ctx_open(ctx &c) {
@@ -468,7 +482,8 @@ static int print_table(const std::vector<result_row> &rows) {
 }
 
 /* --emit-abi DIR TASK: writes the generated kf_task.h, shim.cu, kf_oracle.h and oracle_shim.c for TASK into DIR and
- * prints "CUDA_REFERENCE ORACLE" (paths relative to kforge's home) for the build script. */
+ * prints "CUDA_REFERENCE ORACLE [VENDOR]" (paths relative to kforge's home; VENDOR when the spec names a baseline
+ * that reference_kernels/vendor/ has) for the build script. */
 static int emit_abi(const char *dir, const char *name) {
     kf_task *t = nullptr;
     kf_err err = {};
@@ -498,7 +513,9 @@ static int emit_abi(const char *dir, const char *name) {
         }
         kf_buf_free(&text);
     }
-    printf("%s %s\n", t->reference[KF_BACKEND_CUDA], t->oracle);
+    char vendor[PATH_MAX] = "";
+    if (kf_task_vendor_source(t, KF_BACKEND_CUDA, vendor, sizeof vendor) && access(vendor, R_OK) != 0) vendor[0] = 0;
+    printf("%s %s %s\n", t->reference[KF_BACKEND_CUDA], t->oracle, vendor);
     kf_task_free(t);
     return rc;
 }
@@ -518,10 +535,34 @@ static int list_level(int level) {
     return 0;
 }
 
+/* --list-generic: every task, whatever its level, whose CUDA reference is built on the generic op library
+ * (reference_kernels/cuda/generic/), one per line: the references bench/cuda_fusioncheck.sh leaves to this checker. */
+static int list_generic(void) {
+    kf_task **ts = nullptr;
+    int n = 0;
+    kf_err err = {};
+    if (kf_task_list(nullptr, &ts, &n, &err) != KF_OK) {
+        fprintf(stderr, "cuda_suitecheck: %s\n", err.msg);
+        return 2;
+    }
+    for (int i = 0; i < n; ++i) {
+        char path[PATH_MAX], *src = nullptr;
+        size_t len = 0;
+        if (!kf_task_has_backend(ts[i], KF_BACKEND_CUDA)) continue;
+        kf_task_source_path(ts[i], ts[i]->reference[KF_BACKEND_CUDA], path, sizeof path);
+        if (kf_read_file(path, 1 << 20, &src, &len, &err) == KF_OK && strstr(src, "cuda/generic/"))
+            printf("%s\n", ts[i]->name);
+        free(src);
+    }
+    kf_task_list_free(ts, n);
+    return 0;
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: cuda_suitecheck --dir DIR [--quick] [--no-fork] TASK...\n"
                     "       cuda_suitecheck --emit-abi DIR TASK\n"
                     "       cuda_suitecheck --list LEVEL\n"
+                    "       cuda_suitecheck --list-generic\n"
                     "  --dir      where DIR/TASK/ref.so and DIR/TASK/oracle.so were built\n"
                     "  --quick    correctness on small shapes only, no benchmark (fits under compute-sanitizer)\n"
                     "  --no-fork  run tasks in this process (for compute-sanitizer)\n"
@@ -531,6 +572,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--emit-abi")) return emit_abi(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "--list")) return list_level(atoi(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "--list-generic")) return list_generic();
     bool quick = false, fork_tasks = true;
     const char *dir = nullptr;
     std::vector<const char *> names;

@@ -4,7 +4,8 @@
 # generated shim, -cudart shared) plus its fp64 oracle; then runs the checker on the GPU. The table it prints last is
 # the one in docs/task-suite.md. Build where kforge builds (cJSON, libkforge.a); run on the GPU machine.
 # Usage: bash bench/cuda_suitecheck.sh [--build-only | --run-only] [--sanitize] [--level N] [TASK...]
-#   default tasks: every task of level N (default 1) that has a CUDA reference, after the copy-bandwidth row.
+#   default tasks: every task of level N (default 1) that has a CUDA reference, after the copy-bandwidth row (the
+#   build also builds every reference on the generic op library, of any level: cuda_suitecheck --list-generic).
 # KF_SUITECHECK_DIR: where to build (default .gpu/suitecheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,13 +34,18 @@ done
 checker=$BUILD_DIR/cuda_suitecheck
 
 build_task() {   # generated ABI, then ref.so and oracle.so, as kforge's compile jail builds them
-    local t=$1 dir=$BUILD_DIR/$1 ref oracle
-    read -r ref oracle < <("$checker" --emit-abi "$dir" "$t")
+    local t=$1 dir=$BUILD_DIR/$1 ref oracle vendor
+    read -r ref oracle vendor < <("$checker" --emit-abi "$dir" "$t")
     "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$ref" -o "$dir/ref.o"
     "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$dir/shim.cu" -o "$dir/shim.o"
     "$NVCC" -shared -cudart shared -Xlinker --no-undefined -o "$dir/ref.so" "$dir/ref.o" "$dir/shim.o"
-    cc -std=c17 -O2 -shared -fPIC -Wall -Wextra -Werror -include "$dir/kf_oracle.h" -o "$dir/oracle.so" \
+    cc -std=c17 -O2 -shared -fPIC -Wall -Wextra -Werror -Ireference_kernels -include "$dir/kf_oracle.h" -o "$dir/oracle.so" \
         "$oracle" "$dir/oracle_shim.c" -lm
+    if [ -n "$vendor" ]; then   # a vendor baseline of reference_kernels/vendor/, linked as the judge links it
+        "$NVCC" $CUDA_FLAGS -include "$dir/kf_task.h" -c "$vendor" -o "$dir/vendor.o"
+        "$NVCC" -shared -cudart shared -Xlinker --no-undefined -o "$dir/vendor.so" "$dir/vendor.o" "$dir/shim.o" \
+            -lcublas -lcublasLt -lcudnn
+    fi
     echo "built $t"
 }
 
@@ -49,7 +55,8 @@ if [ $build = 1 ]; then
     "$NVCC" -O3 -std=c++17 $ARCH -I. -cudart shared bench/cuda_suitecheck.cu build/libkforge.a -lcublas -lcjson \
         -ldl -lpthread -Xlinker -rpath='$ORIGIN' -o "$checker"
     cp -L "$CJSON_LIB" "$BUILD_DIR/"          # the GPU machine has no cJSON
-    [ ${#tasks[@]} -gt 0 ] || mapfile -t tasks < <("$checker" --list "$level")
+    # by default level N's references and every generic one (gpu-check.sh --v2cuda runs those by name)
+    [ ${#tasks[@]} -gt 0 ] || mapfile -t tasks < <({ "$checker" --list "$level"; "$checker" --list-generic; } | sort -u)
     pids=()
     for t in "${tasks[@]}"; do
         build_task "$t" &

@@ -13,6 +13,11 @@
 #   --ref-fidelity  the judge's ref_time_ms against a standalone timer for every CUDA reference
 #                 (bench/ref_fidelity.sh)
 #   --no-tests    skip make test-gpu's binary
+#   --v2cuda      the generic op library's own checks (bench/cuda_generic_check.cu, built there with nvcc), then the
+#                 references on it (cuda_suitecheck --list-generic): each against its oracle
+#                 and timed at its bench shape beside its vendor baseline (bench/cuda_suitecheck.sh), then its
+#                 examples/cuda candidate through kforge submit --backend cuda (verdict, candidate, reference and
+#                 vendor times)
 # Full logs and JSON land in $OUT (or /tmp/kforge-gpu-out).
 set -u
 cd "$(dirname "$0")/.."
@@ -27,7 +32,7 @@ table=$out/table.txt
 : > "$table"
 row() { printf '%-44s %-20s %-20s %s\n' "$@" | tee -a "$table" >/dev/null; }
 
-cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1
+cold=0 quick=0 submit_all=0 cost=0 fidelity=0 ref_fidelity=0 tests=1 v2cuda=0
 for a in "$@"; do
 	case $a in
 	--cold) cold=1 ;;
@@ -37,6 +42,7 @@ for a in "$@"; do
 	--cost) cost=1 ;;
 	--fidelity) fidelity=1 ;;
 	--no-tests) tests=0 ;;
+	--v2cuda) v2cuda=1 ;;
 	*) echo "gpu-check: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -56,6 +62,36 @@ if [ $quick = 0 ]; then
 		[ -d .gpu/$check ] || continue
 		bash bench/cuda_$check.sh --run-only > "$out/$check.log" 2>&1
 		row "CUDA references (bench/cuda_$check.sh)" "exit $?" "" "$(grep -c PASS "$out/$check.log") PASS rows, $(grep -c FAIL "$out/$check.log") FAIL rows"
+	done
+fi
+
+if [ $v2cuda = 1 ]; then
+	nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+	{ "$nvcc" -O2 -std=c++17 -arch=native -Ireference_kernels bench/cuda_generic_check.cu -o /tmp/kforge-generic-check &&
+		/tmp/kforge-generic-check; } > "$out/v2cuda_generic.log" 2>&1
+	row "generic op library (bench/cuda_generic_check.cu)" "exit $?" "" "$(tail -1 "$out/v2cuda_generic.log")"
+	grep FAIL "$out/v2cuda_generic.log" | tee -a "$table" >/dev/null
+	v2=$(.gpu/suitecheck/cuda_suitecheck --list-generic)
+	bash bench/cuda_suitecheck.sh --run-only $v2 > "$out/v2cuda_refs.log" 2>&1
+	row "generic CUDA references (suitecheck)" "exit $?" "" "$(grep -c '^  ok' "$out/v2cuda_refs.log") ok checks, $(grep -c '^  FAIL' "$out/v2cuda_refs.log") FAIL"
+	sed -n '/^task /,$p' "$out/v2cuda_refs.log" | tee -a "$table" >/dev/null
+	printf '%-24s %-8s %10s %10s %10s %8s\n' task verdict cand_ms ref_ms vendor_ms speedup | tee -a "$table"
+	for t in $v2; do
+		kf build/kforge submit --backend cuda --task "$t" --json "examples/cuda/$t.cu" > "$out/v2_$t.json" 2> "$out/v2_$t.err"
+		python3 - "$t" "$out/v2_$t.json" <<-'PY' | tee -a "$table"
+		import json, sys
+		def ms(r, k):
+		    return "%.4f" % r[k] if isinstance(r.get(k), (int, float)) else "-"
+		try:
+		    r = json.load(open(sys.argv[2]))
+		except ValueError:
+		    print("%-24s %-8s (no JSON: see v2_%s.err)" % (sys.argv[1], "none", sys.argv[1]))
+		    sys.exit()
+		sp = r.get("speedup")
+		print("%-24s %-8s %10s %10s %10s %8s  %s" % (sys.argv[1], r["verdict"], ms(r, "time_ms"), ms(r, "ref_time_ms"),
+		      ms(r, "vendor_time_ms"), "%.2f" % sp if isinstance(sp, (int, float)) else "-",
+		      "" if r["verdict"] == "ok" else r.get("reason", "")[:100]))
+		PY
 	done
 fi
 

@@ -8,6 +8,7 @@
 #include "db/store.h"
 #include "eval/report/leaderboard.h"
 #include "eval/report/report.h"
+#include "eval/tasks/task.h"
 
 #define ALL_RUNS "all"
 
@@ -25,6 +26,7 @@ static const char *const help_text =
 	"  RUN         an agent run ID, or 'all' for every candidate in the database (manual ones included)\n"
 	"  --out DIR   directory to write (created when missing; files of the same name are replaced)\n"
 	"  --db PATH   database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"\n"
 	"Exit codes: 0 ok, 2 usage or input error (also: nothing recorded for RUN), 3 internal error.\n"
 	"Example: kforge export 3 --out best-kernels\n";
@@ -47,7 +49,7 @@ int kf_cmd_export(int argc, char **argv)
 {
 	const char *db = NULL, *dir = NULL;
 	bool help = false;
-	const struct kf_opt opts[] = { { "out", true, &dir, NULL }, { "db", true, &db, NULL }, { NULL, false, NULL, NULL } };
+	const struct kf_opt opts[] = { { "out", true, &dir, NULL }, { "db", true, &db, NULL }, KF_SUITE_OPT, { NULL, false, NULL, NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0, n_files = 0, rc;
 	int64_t run = 0;

@@ -36,6 +36,7 @@ static const char *const help_text =
 	"  --table T       with csv: rows (default, one line per source and task) or summaries\n"
 	"  -o, --output F  write to file F instead of standard output\n"
 	"  --db PATH       database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"\n"
 	"Formulas (also in docs/leaderboard.md):\n";
 
@@ -198,7 +199,7 @@ int kf_cmd_leaderboard(int argc, char **argv)
 		{ "backend", true, &st.backend, NULL }, { "device", true, &st.device, NULL },
 		{ "format", true, &st.format, NULL },   { "table", true, &st.table, NULL },
 		{ "db", true, &st.db, NULL },           { "merge", false, NULL, &st.merge },
-		{ NULL, false, NULL, NULL },
+		KF_SUITE_OPT, { NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	char **rest = kf_xmalloc(sizeof *rest * (size_t)(argc ? argc : 1));

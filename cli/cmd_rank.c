@@ -10,6 +10,7 @@
 #include "agent/llm_judge.h"
 #include "cli/cli.h"
 #include "eval/rank/rank.h"
+#include "eval/tasks/task.h"
 
 #define KF_RANK_MAX_RUNS KF_CLI_MAX_POSITIONAL
 #define KF_RANK_SUBMITTER_WIDTH 24
@@ -33,6 +34,7 @@ static const char *const help_head =
 	"  --json        print one JSON object (scope, theta, fit_id, label_model, tasks[].candidates[])\n"
 	"  --evidence    with --json: each vote's evidence too\n"
 	"  --db PATH     database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"  --llm-judge MODEL  also ask MODEL whether each candidate that passed the gates is correct (the\n"
 	"                llm_judge verifier; prompt in prompts/llm_judge.md; asked again only for candidates it\n"
 	"                has not judged). Endpoint: --llm-base-url (an OpenAI-compatible server) or the public\n"
@@ -176,7 +178,7 @@ int kf_cmd_rank(int argc, char **argv)
 		{ "theta", true, &theta, NULL },	{ "json", false, NULL, &json },
 		{ "evidence", false, NULL, &evidence }, { "reverify", false, NULL, &reverify },
 		{ "llm-judge", true, &llm, NULL },	{ "llm-base-url", true, &llm_url, NULL },
-		{ "llm-provider", true, &llm_provider, NULL }, { NULL, false, NULL, NULL },
+		{ "llm-provider", true, &llm_provider, NULL }, KF_SUITE_OPT, { NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;

@@ -7,6 +7,7 @@
 #include "agent/run_report.h"
 #include "cli/cli.h"
 #include "db/store.h"
+#include "eval/tasks/task.h"
 
 static const char *const help_text =
 	"usage: kforge show ID [--db PATH] [--json]\n"
@@ -24,6 +25,7 @@ static const char *const help_text =
 	"\n"
 	"  --run RUN_ID a run's summary instead of a submission\n"
 	"  --db PATH    database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"  --json       print JSON\n"
 	"\n"
 	"Examples: kforge show 3 --json\n"
@@ -86,7 +88,7 @@ int kf_cmd_show(int argc, char **argv)
 	const char *db = NULL, *run = NULL;
 	bool json = false, help = false;
 	const struct kf_opt opts[] = { { "db", true, &db, NULL }, { "run", true, &run, NULL }, { "json", false, NULL, &json },
-				       { NULL, false, NULL, NULL } };
+				       KF_SUITE_OPT, { NULL, false, NULL, NULL } };
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;
 	kf_err err = { 0 };

@@ -10,6 +10,7 @@
 #include "common/sha256.h"
 #include "db/store.h"
 #include "eval/judge/judge.h"
+#include "eval/tasks/task.h"
 
 #define KF_SUBMIT_MAX_SOURCE (1u << 20)
 #define KF_SUBMIT_MIB (1024.0 * 1024.0)
@@ -25,6 +26,7 @@ static const char *const help_text =
 	"  --backend B         cpu (default) or cuda\n"
 	"  --as NAME           submitter name recorded with the result (default: $USER)\n"
 	"  --db PATH           database (default: $KFORGE_DB, else ./kforge.db)\n"
+	KF_SUITE_OPT_HELP
 	"  --seed N            base seed for every drawn input (default: random, recorded)\n"
 	"  --call-timeout S    wall-clock limit of one kf_launch call in seconds (default 10)\n"
 	"  --deadline S        wall-clock limit of the whole evaluation in seconds; past it the verdict\n"
@@ -84,7 +86,7 @@ int kf_cmd_submit(int argc, char **argv)
 		{ "db", true, &db, NULL },          { "seed", true, &seed, NULL },       { "call-timeout", true, &timeout, NULL },
 		{ "mem-limit-mib", true, &mem, NULL }, { "device", true, &device, NULL }, { "json", false, NULL, &json },
 		{ "deadline", true, &deadline, NULL },
-		{ NULL, false, NULL, NULL },
+		KF_SUITE_OPT, { NULL, false, NULL, NULL },
 	};
 	const char *pos[KF_CLI_MAX_POSITIONAL];
 	int n_pos = 0;

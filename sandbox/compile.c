@@ -83,7 +83,7 @@ static const char *const cuda_compile[] = { "-O3", "-std=c++17", "-Xcompiler", "
 					    "kf_task.h", NULL };
 /* The shared runtime, so the candidate uses the runner's (whose allocators are capped). */
 static const char *const cuda_link[] = { "-shared", "-cudart", "shared", "-Xlinker", "--no-undefined", NULL };
-static const char *const cuda_vendor_link[] = { "-lcublas", "-lcublasLt", NULL };
+static const char *const cuda_vendor_link[] = { "-lcublas", "-lcublasLt", "-lcudnn", NULL };
 
 static const struct backend_tool tools[KF_BACKEND_COUNT] = {
 	[KF_BACKEND_CPU] = { "candidate.c", "shim.c", cpu_compile, cpu_link },

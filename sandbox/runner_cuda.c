@@ -3,8 +3,8 @@
  * covers), device buffers imported from the file descriptor the judge exported, calls timed with events on the
  * candidate's stream behind a hold kernel (cuda_call) followed by a device-wide synchronisation,
  * sticky errors reported by name, a cap on device allocations enforced by wrappers the candidate's
- * cudaMalloc binds to, and, for a kernel the task allows to call cuBLAS, cuBLAS loaded and
- * initialised before the filter. */
+ * cudaMalloc binds to, and, for a kernel the task allows to call cuBLAS and cuDNN (and for vendor
+ * baselines), both loaded and initialised before the filter. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -73,8 +73,36 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
 
 /* cuBLAS (and the cuBLASLt it sits on), by the soname of this CUDA major version. */
 static const char *const vendor_libs[] = { "libcublasLt.so.%d", "libcublas.so.%d" };
-typedef int (*cublas_create_fn)(void **);
-typedef int (*cublas_destroy_fn)(void *);
+typedef int (*handle_create_fn)(void **);
+typedef int (*handle_destroy_fn)(void *);
+
+/* cuDNN 9: the front library and the sub-libraries it opens on first use (engines, heuristics, the legacy
+ * convolution and normalisation APIs), all by soname, so none is opened under the filter. */
+#define KF_CUDNN_MAJOR 9
+static const char *const cudnn_libs[] = {
+	"libcudnn_graph.so.%d",		    "libcudnn_engines_precompiled.so.%d", "libcudnn_engines_runtime_compiled.so.%d",
+	"libcudnn_heuristic.so.%d",	    "libcudnn_ops.so.%d",		  "libcudnn_cnn.so.%d",
+	"libcudnn_adv.so.%d",		    "libcudnn.so.%d",
+};
+
+/* cuDNN is optional: a machine without it still runs cuBLAS baselines, and a cuDNN baseline there fails to load
+ * (its vendor column is then empty, with a warning). One handle is created and destroyed so its one-time set-up
+ * happens here. */
+static void load_cudnn(void)
+{
+	void *so = NULL;
+	for (size_t i = 0; i < sizeof cudnn_libs / sizeof cudnn_libs[0]; i++) {
+		char name[64];
+		snprintf(name, sizeof name, cudnn_libs[i], KF_CUDNN_MAJOR);
+		if (!(so = dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE)))
+			return;
+	}
+	handle_create_fn create = (handle_create_fn)dlsym(so, "cudnnCreate");
+	handle_destroy_fn destroy = (handle_destroy_fn)dlsym(so, "cudnnDestroy");
+	void *handle = NULL;
+	if (create && destroy && create(&handle) == 0)
+		destroy(handle);
+}
 
 /* Loaded globally now, so the kernel's own dlopen finds them in memory and opens no file under
  * the filter; one handle created and destroyed so cuBLAS's one-time set-up happens here too. */
@@ -89,8 +117,8 @@ static int load_vendor_libs(char *why, size_t len)
 			return -1;
 		}
 	}
-	cublas_create_fn create = (cublas_create_fn)dlsym(so, "cublasCreate_v2");
-	cublas_destroy_fn destroy = (cublas_destroy_fn)dlsym(so, "cublasDestroy_v2");
+	handle_create_fn create = (handle_create_fn)dlsym(so, "cublasCreate_v2");
+	handle_destroy_fn destroy = (handle_destroy_fn)dlsym(so, "cublasDestroy_v2");
 	void *handle = NULL;
 	int st = create && destroy ? create(&handle) : -1;
 	if (st != 0) {
@@ -98,6 +126,7 @@ static int load_vendor_libs(char *why, size_t len)
 		return -1;
 	}
 	destroy(handle);
+	load_cudnn();
 	return 0;
 }
 

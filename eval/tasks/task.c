@@ -2117,15 +2117,27 @@ void kf_task_free(struct kf_task *t)
 /* ---- the task directory ---- */
 
 static char tasks_dir_override[PATH_MAX];
+static const char *suite_option; /* what KF_SUITE_OPT's parse stored, or NULL */
 
 void kf_tasks_set_dir(const char *dir)
 {
 	snprintf(tasks_dir_override, sizeof tasks_dir_override, "%s", dir ? dir : "");
 }
 
+const char **kf_tasks_suite_slot(void)
+{
+	return &suite_option;
+}
+
 const char *kf_tasks_dir(void)
 {
 	static char dir[PATH_MAX];
+	if (suite_option && *suite_option) {
+		kf_tasks_set_dir(suite_option);
+		/* kforge's own children (judge workers, a Slurm job's kforge) read the same suite */
+		setenv("KFORGE_TASKS", suite_option, 1);
+		suite_option = NULL;
+	}
 	const char *env = getenv("KFORGE_TASKS");
 	if (tasks_dir_override[0])
 		snprintf(dir, sizeof dir, "%s", tasks_dir_override);

@@ -168,6 +168,12 @@ struct kf_task {
  * $KFORGE_TASKS, else <kf_home()>/tasks. */
 const char *kf_tasks_dir(void);
 void kf_tasks_set_dir(const char *dir); /* NULL or "" clears it */
+/* `--suite DIR` for every command that takes tasks: KF_SUITE_OPT is an entry of a command's option table
+ * (cli/cli.h's struct kf_opt) that stores DIR where kf_tasks_dir() takes it up, as kf_tasks_set_dir would, and
+ * exports it as $KFORGE_TASKS for the kforge processes this one starts. */
+const char **kf_tasks_suite_slot(void);
+#define KF_SUITE_OPT { "suite", true, kf_tasks_suite_slot(), NULL }
+#define KF_SUITE_OPT_HELP "  --suite DIR  the task suite (a folder of levelN/ folders) instead of $KFORGE_TASKS or tasks/ in kforge's home\n"
 
 int kf_task_load_file(const char *path, struct kf_task **out, kf_err *err);
 /* The same, with every error of a broken spec appended to report (one "file:field: reason" line

@@ -34,6 +34,7 @@
 	X(works_on_a_side_stream)                                                                            \
 	X(writes_an_input)                                                                                   \
 	X(writes_half_the_output)                                                                            \
+	X(writes_past_its_workspace)                                                                         \
 	X(writes_whole_tiles_past_the_end)
 
 #define HOSTILE_NAME(name) #name,

@@ -101,6 +101,12 @@ map_channel_kernel(TY *y, const TX *x, const TV *v, long long total, long long n
         st(y, i, op(ld(x, i), ld(v, i / inner % n)));
 }
 
+template <class TY, class Gen>
+__global__ void __launch_bounds__(THREADS) generate_kernel(TY *y, long long n, Gen gen) {
+    for (long long i = blockIdx.x * (long long)THREADS + threadIdx.x; i < n; i += (long long)gridDim.x * THREADS)
+        st(y, i, gen(i));
+}
+
 template <class TY>
 __global__ void __launch_bounds__(THREADS) fill_kernel(TY *y, float value, long long n) {
     for (long long i = blockIdx.x * (long long)THREADS + threadIdx.x; i < n; i += (long long)gridDim.x * THREADS)
@@ -138,6 +144,14 @@ inline int map_channel(TY *y, const TX *x, const TV *v, long long outer, long lo
     const long long total = outer * n * inner;
     if (total == 0) return 0;
     map_channel_kernel<<<grid_for(total), THREADS, 0, s>>>(y, x, v, total, n, inner, op);
+    return status();
+}
+
+/* y[i] = gen(i) for every flat index i: gathers and combines whose sources follow from the index. */
+template <class TY, class Gen> inline int generate(TY *y, long long n, Gen gen, cudaStream_t s) {
+    if (bad(n)) return BAD;
+    if (n == 0) return 0;
+    generate_kernel<<<grid_for(n), THREADS, 0, s>>>(y, n, gen);
     return status();
 }
 

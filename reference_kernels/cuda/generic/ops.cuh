@@ -52,6 +52,7 @@ namespace kfg {
  *   map2(y, a, b, n, op, s)          y[i] = op(a[i], b[i])
  *   map3(y, a, b, c, n, op, s)       y[i] = op(a[i], b[i], c[i])
  *   map_channel(y, x, v, outer, n, inner, op, s)   y[o, k, i] = op(x[o, k, i], v[k]) (bias, per-channel scale)
+ *   generate(y, n, gen, s)           y[i] = gen(i) (Gen: float operator()(long long) const; gathers, combines)
  *   cast(y, x, n, s)                 y[i] = from_f(to_f(x[i]))
  *   fill(y, value, n, s)
  * Activations (functors in kfg::act): relu, relu6, leaky_relu{slope}, elu{alpha}, selu, gelu (erf), gelu_tanh,
@@ -66,6 +67,9 @@ namespace kfg {
  *   reduce(y, x, outer, n, inner, red, s)            y[o, i] = red over k of x[o, k, i]  (n == 0: identity, MEAN 0)
  *   reduce_map(y, x, outer, n, inner, red, pre, s)   the same over pre(x[o, k, i], k)   (Pre: (float, long long))
  *   reduce2(y, a, b, outer, n, inner, red, pre2, s)  over pre2(a[...], b[...])           (Pre2: (float, float))
+ *   reduce_with(y, load, outer, n, inner, red, s)    over load(flat index o*n*inner + k*inner + i, k): any
+ *                                                      number of operands (Load: float operator()(long long,
+ *                                                      long long) const)
  *   reduce_all(y, x, count, red, scale, s)           y[0] = scale * red over all count values (losses): SUM, MEAN,
  *                                                      MAX, MIN, PROD, SUMSQ or L2; per-block partials in a fixed
  *                                                      order, so the result is the same every run

@@ -1,0 +1,7 @@
+/* Reference kernel for prod_dim1_f32: generic (reference_kernels/cuda/generic), the product over axis 1 of [B, N,
+ * M], fp32 arithmetic. */
+#include "cuda/generic/ops.cuh"
+
+extern "C" int kf_launch(const float *x, float *y, int B, int N, int M, cudaStream_t stream) {
+    return kfg::reduce(y, x, B, N, M, kfg::PROD, stream);
+}

@@ -1,0 +1,8 @@
+/* fp64 oracle for sum_dim1_i8: y[b, m] = sum_n x[b, n, m] (exact in double), one op-library call. */
+#include "oracle/ops.c"
+
+int kf_oracle(const double *x, double *y, int B, int N, int M)
+{
+	kf_op_reduce(KF_OP_SUM, B, N, M, x, y);
+	return 0;
+}

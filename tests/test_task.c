@@ -525,6 +525,10 @@ Test(task, reads_transcendental_counts_and_the_compute_dtype)
 	kf_task_free(t);
 	rejects("compute_dtype", "\"i32\"", "compute_dtype", "is not an arithmetic dtype");
 	rejects("compute_dtype", "\"fp8\"", "compute_dtype", "is not an arithmetic dtype");
+	rejects("compute_dtype", "\"e8m0\"", "compute_dtype", "is not an arithmetic dtype");
+	t = accepts("compute_dtype", "\"fp8_e4m3\"");
+	cr_expect_eq(t->compute_dtype, KF_DTYPE_FP8_E4M3, "an 8-bit GEMM is bounded by the 8-bit tensor-core rate");
+	kf_task_free(t);
 	rejects("sfu_ops", "\"M - 100\"", "sfu_ops", "is negative");
 }
 

@@ -1908,6 +1908,19 @@ static int check_at_shapes(struct loader *L)
 	return rc;
 }
 
+/* The dtypes a device description has a FLOP rate for: the float formats, and the 8- and 4-bit ones
+ * that run on the tensor cores' 8-bit path (eval/judge/gpu/cuda_area.c). */
+static bool has_arithmetic_rate(enum kf_dtype d)
+{
+	switch (d) {
+	case KF_DTYPE_F32: case KF_DTYPE_BF16: case KF_DTYPE_F16: case KF_DTYPE_I8: case KF_DTYPE_U8:
+	case KF_DTYPE_FP8_E4M3: case KF_DTYPE_FP8_E5M2: case KF_DTYPE_FP4_E2M1X2:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int load_compute_dtype(struct loader *L, const cJSON *root)
 {
 	const cJSON *j;
@@ -1926,9 +1939,11 @@ static int load_compute_dtype(struct loader *L, const cJSON *root)
 	if (want_string(L, j, "compute_dtype", &name) != KF_OK)
 		return L->err->code;
 	enum kf_dtype cd;
-	if (kf_dtype_parse(name, &cd) != KF_OK || (cd != KF_DTYPE_F32 && cd != KF_DTYPE_BF16 && cd != KF_DTYPE_F16)) {
+	if (kf_dtype_parse(name, &cd) != KF_OK || !has_arithmetic_rate(cd)) {
 		char q[KF_QUOTE_MAX];
-		return fail(L, "compute_dtype", "\"%s\" is not an arithmetic dtype (f32, bf16, f16)", quote(name, q));
+		return fail(L, "compute_dtype",
+			    "\"%s\" is not an arithmetic dtype (f32, bf16, f16, i8, u8, fp8_e4m3, fp8_e5m2, fp4_e2m1x2)",
+			    quote(name, q));
 	}
 	L->t->compute_dtype = cd;
 	return KF_OK;

@@ -867,3 +867,37 @@ Test(abi, the_cuda_shim_hands_the_buffer_after_the_tensors_to_kf_launch_as_the_w
 	scratch_close(&s);
 	kf_task_free(t);
 }
+
+/* The judge's wrapper of an oracle into a CPU reference declares locals of its own: a task whose
+ * symbol, tensor or scalar is named like one of them (n, d, e, rc, i, out) must still build. */
+static const char clashing_spec[] =
+	"{\"name\": \"clash\", \"level\": 1, \"description\": \"names the wrapper also uses\", \"symbols\": [\"n\"],\n"
+	" \"inputs\": [{\"name\": \"d\", \"dtype\": \"f32\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
+	"  {\"name\": \"e\", \"dtype\": \"f32\", \"shape\": [\"n\"], \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}}],\n"
+	" \"outputs\": [{\"name\": \"rc\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],\n"
+	" \"scalars\": [{\"name\": \"i\", \"type\": \"int\", \"value\": 2}],\n"
+	" \"shapes\": {\"bench\": {\"cpu\": {\"n\": 64}}, \"test\": [{\"n\": 8}], \"ragged\": [{\"n\": 7}], \"hidden\": [{\"n\": 9}]},\n"
+	" \"tolerance\": {\"f32\": {\"atol\": 1e-5, \"rtol\": 1e-5}}, \"flops\": \"n\", \"oracle\": \"o.c\", \"min_runtime_ms\": {\"cpu\": 1}}\n";
+
+Test(abi, the_oracle_wrapper_builds_whatever_the_tasks_names)
+{
+	struct kf_task *t = NULL;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_parse("clash.json", clashing_spec, strlen(clashing_spec), &t, &err), KF_OK, "%s", err.msg);
+	static const char oracle[] = "int kf_oracle(const double *d, const double *e, double *rc, int n, int i)\n"
+				     "{\n\tfor (int k = 0; k < n; k++)\n\t\trc[k] = d[k] + i * e[k];\n\treturn 0;\n}\n";
+	struct scratch s;
+	scratch_open(&s);
+	kf_buf text = KF_BUF_INIT;
+	kf_abi_oracle_reference(t, oracle, &text);
+	scratch_write(&s, "oracle_reference.c", text.data);
+	kf_buf_free(&text);
+	char rel[PATH_MAX];
+	scratch_path(&s, "oracle_reference.c", rel);
+	write_cpu_abi(&s, t);
+	void *so;
+	build_cpu_candidate(&s, t, rel, "clash.so", &so);
+	dlclose(so);
+	scratch_close(&s);
+	kf_task_free(t);
+}

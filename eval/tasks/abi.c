@@ -642,6 +642,7 @@ void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source,
 {
 	int n = t->n_inputs + t->n_outputs;
 	kf_buf proto = KF_BUF_INIT;
+	/* The wrapper's own names start with kf_, which no task symbol or tensor may (docs/task-spec.md). */
 	kf_buf_addf(out, "/* kforge: %s has no CPU reference, so its fp64 oracle serves as one, wrapped to the\n"
 			 " * typed ABI: inputs widened to double, outputs rounded once to their dtypes. */\n"
 			 "#include <stdlib.h>\n\n",
@@ -651,36 +652,36 @@ void kf_abi_oracle_reference(const struct kf_task *t, const char *oracle_source,
 	kf_abi_prototype(t, KF_BACKEND_CPU, &proto);
 	kf_buf_add(out, proto.data, proto.len - 1); /* without the prototype's ';' */
 	kf_buf_free(&proto);
-	kf_buf_addf(out, "\n{\n\tdouble *d[%d] = { 0 };\n\tint64_t n[%d];\n\tint rc = -1;\n", n, n);
+	kf_buf_addf(out, "\n{\n\tdouble *kf_d[%d] = { 0 };\n\tint64_t kf_n[%d];\n\tint kf_rc = -1;\n", n, n);
 	for (int i = 0; i < n; i++) {
 		const struct kf_tensor *x = &t->tensors[i];
-		kf_buf_addf(out, "\tn[%d] = 1", i);
+		kf_buf_addf(out, "\tkf_n[%d] = 1", i);
 		for (int k = 0; k < x->ndim; k++)
 			kf_buf_addf(out, " * (int64_t)(%s)", x->dims[k]);
-		kf_buf_addf(out, ";\n\tif (!(d[%d] = calloc((size_t)(n[%d] ? n[%d] : 1), sizeof(double))))\n\t\tgoto out;\n", i,
+		kf_buf_addf(out, ";\n\tif (!(kf_d[%d] = calloc((size_t)(kf_n[%d] ? kf_n[%d] : 1), sizeof(double))))\n\t\tgoto kf_out;\n", i,
 			    i, i);
 		if (x->is_output)
 			continue;
 		char elem[KF_NAME_MAX + 16];
-		snprintf(elem, sizeof elem, "%s[e]", x->name);
-		kf_buf_addf(out, "\tfor (int64_t e = 0; e < n[%d]; e++)\n\t\td[%d][e] = ", i, i);
+		snprintf(elem, sizeof elem, "%s[kf_e]", x->name);
+		kf_buf_addf(out, "\tfor (int64_t kf_e = 0; kf_e < kf_n[%d]; kf_e++)\n\t\tkf_d[%d][kf_e] = ", i, i);
 		kf_buf_addf(out, elem_from[x->dtype], elem);
 		kf_buf_adds(out, ";\n");
 	}
-	kf_buf_adds(out, "\trc = kf_oracle(");
+	kf_buf_adds(out, "\tkf_rc = kf_oracle(");
 	for (int i = 0; i < n; i++)
-		kf_buf_addf(out, "%sd[%d]", i ? ", " : "", i);
+		kf_buf_addf(out, "%skf_d[%d]", i ? ", " : "", i);
 	for (int i = 0; i < t->n_symbols; i++)
 		kf_buf_addf(out, ", %s", t->symbols[i]);
 	for (int k = 0; k < t->n_scalars; k++)
 		kf_buf_addf(out, ", %s", t->scalars[k].name);
 	kf_buf_adds(out, ");\n");
 	for (int i = t->n_inputs; i < n; i++) {
-		kf_buf_addf(out, "\tfor (int64_t e = 0; e < n[%d]; e++)\n\t\t%s[e] = ", i, t->tensors[i].name);
+		kf_buf_addf(out, "\tfor (int64_t kf_e = 0; kf_e < kf_n[%d]; kf_e++)\n\t\t%s[kf_e] = ", i, t->tensors[i].name);
 		char elem[32];
-		snprintf(elem, sizeof elem, "d[%d][e]", i);
+		snprintf(elem, sizeof elem, "kf_d[%d][kf_e]", i);
 		kf_buf_addf(out, elem_to[t->tensors[i].dtype], elem);
 		kf_buf_adds(out, ";\n");
 	}
-	kf_buf_addf(out, "out:\n\tfor (int i = 0; i < %d; i++)\n\t\tfree(d[i]);\n\treturn rc;\n}\n", n);
+	kf_buf_addf(out, "kf_out:\n\tfor (int kf_i = 0; kf_i < %d; kf_i++)\n\t\tfree(kf_d[kf_i]);\n\treturn kf_rc;\n}\n", n);
 }

@@ -110,6 +110,26 @@ Test(judge_session, reuses_the_task_state_but_judges_each_candidate_afresh)
 	cJSON_Delete(again);
 }
 
+/* Issue 20: trial seeds were 64-bit and stored as JSON numbers, so above 2^53 the record was not the
+ * seed that drew the inputs. Every recorded seed is now an integer a double holds exactly. */
+Test(judge_session, records_every_trial_seed_exactly)
+{
+	cJSON *res = judge_example(tasks[0]);
+	cr_assert_str_eq(verdict(res), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(res, "reason")));
+	const cJSON *trials = cJSON_GetObjectItem(res, "trials"), *tr;
+	int n = 0;
+	cJSON_ArrayForEach(tr, trials)
+	{
+		const cJSON *seed = cJSON_GetObjectItem(tr, "seed");
+		cr_assert(cJSON_IsNumber(seed), "a trial without a seed");
+		double v = seed->valuedouble;
+		cr_expect(v >= 0 && v < 0x1p53 && v == (double)(uint64_t)v, "trial seed %.17g is not exact", v);
+		n++;
+	}
+	cr_expect_gt(n, 0, "no trials recorded");
+	cJSON_Delete(res);
+}
+
 Test(judge_session, rebuilds_itself_for_another_task)
 {
 	cJSON *a = judge_example(tasks[0]);

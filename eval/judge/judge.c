@@ -200,11 +200,14 @@ static cJSON *shape_json(const struct kf_task *t, const struct kf_shape *s)
 	return o;
 }
 
+/* A trial's seed is recorded as a JSON number: 53 bits keep it exact (a double holds every integer
+ * below 2^53), so a recorded trial can be drawn again from its seed. */
 static uint64_t trial_seed(uint64_t base, int k)
 {
 	uint64_t x = base + (uint64_t)k * 0x9e3779b97f4a7c15ULL;
-	return kf_splitmix64(&x);
+	return kf_splitmix64(&x) >> (64 - 53);
 }
+_Static_assert(KF_SEED_LIMIT == 1ull << 53, "trial seeds keep the base seed's 53 bits");
 
 /* ---- trusted kernels ---- */
 

@@ -13,6 +13,7 @@
 	X(allocates_in_chunks_until_oom)                                                                     \
 	X(blocks_sigsys_then_opens_a_socket)                                                                 \
 	X(calls_an_undefined_function)                                                                       \
+	X(calls_cblas_through_token_pasting)                                                                 \
 	X(calls_ptrace)                                                                                      \
 	X(calls_through_int_0x80)                                                                            \
 	X(calls_through_the_x32_abi)                                                                         \
@@ -51,6 +52,7 @@
 	X(loops_forever)                                                                                     \
 	X(madvise_removes_its_inputs)                                                                        \
 	X(matmul_accumulates_in_bf16)                                                                        \
+	X(mentions_cblas_after_a_comment_splice)                                                             \
 	X(misnames_the_entry_point)                                                                          \
 	X(mprotects_its_inputs_writable)                                                                     \
 	X(opens_a_file_in_a_constructor)                                                                     \

@@ -1693,10 +1693,6 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	int rc = KF_OK;
 	char why[512];
 
-	if (kf_policy_violation(t, source, len, why, sizeof why)) {
-		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
-		goto done;
-	}
 	kf_abi_header(t, o->backend, &hdr);
 	kf_abi_shim(t, o->backend, &shim);
 	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
@@ -1706,8 +1702,19 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		goto out;
 	add_compile(res, &cres);
 	phase_done(&j, "compile_ms", &t_phase);
+	if (cres.verdict != KF_V_OK && kf_policy_check_link_log(t, cres.log, why, sizeof why)) {
+		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
+		goto done;
+	}
 	if (cres.verdict != KF_V_OK) {
 		reject(&j, cres.verdict, "%s", cres.reason);
+		goto done;
+	}
+	bool forbidden;
+	if ((rc = kf_policy_check_object(t, cres.so_path, &forbidden, why, sizeof why, err)) != KF_OK)
+		goto out;
+	if (forbidden) {
+		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
 		goto done;
 	}
 	if ((rc = session_prepare(&j, res, err)) != KF_OK)

@@ -952,7 +952,7 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 	cJSON_AddNumberToObject(res, "gpus", j.world);
 	cJSON_AddItemToObject(res, "machine", mp.json ? cJSON_Duplicate(mp.json, 1) : cJSON_CreateObject());
 	phase_done(&j, "machine_ms", &t_phase);
-	if (kf_policy_violation(t, source, len, why, sizeof why) || uses_multicast(source, len, why, sizeof why)) {
+	if (uses_multicast(source, len, why, sizeof why)) {
 		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
 		goto done;
 	}
@@ -971,8 +971,19 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 	cJSON_AddStringToObject(comp, "key", cres.key);
 	cJSON_AddStringToObject(comp, "log", cres.log ? cres.log : "");
 	phase_done(&j, "compile_ms", &t_phase);
+	if (cres.verdict != KF_V_OK && kf_policy_check_link_log(t, cres.log, why, sizeof why)) {
+		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
+		goto done;
+	}
 	if (cres.verdict != KF_V_OK) {
 		reject(&j, cres.verdict, "%s", cres.reason);
+		goto done;
+	}
+	bool forbidden;
+	if ((rc = kf_policy_check_object(t, cres.so_path, &forbidden, why, sizeof why, err)) != KF_OK)
+		goto out;
+	if (forbidden) {
+		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
 		goto done;
 	}
 	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");

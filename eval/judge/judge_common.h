@@ -1,0 +1,49 @@
+/* What the one-GPU judge (judge.c) and the multi-GPU judge (multi.c) share (judge_common.c): the
+ * fields every evaluation's result record carries whichever judge wrote it (task, compile, speed,
+ * verdict, worst errors), the worst-error tally, the trials' seeds, the canaries' byte and the
+ * evaluation's deadline. */
+#ifndef KF_JUDGE_COMMON_H
+#define KF_JUDGE_COMMON_H
+
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "eval/judge/compare.h"
+#include "eval/judge/judge.h"
+#include "eval/judge/sol.h"
+#include "sandbox/sandbox.h"
+
+/* The worst errors an evaluation saw, over every output compared. */
+struct kf_judge_worst {
+	double max_abs, max_rel, max_margin;
+};
+
+/* Folds one comparison into the tally. */
+void kf_judge_note_error(struct kf_judge_worst *w, const struct kf_cmp *c);
+
+/* Trial k's seed from the evaluation's base seed: far apart for neighbouring k. */
+uint64_t kf_judge_trial_seed(uint64_t base, int k);
+
+/* The canaries' byte of one evaluation, drawn fresh so a candidate cannot learn it. */
+uint8_t kf_judge_canary_byte(void);
+
+/* kf_now_ns() past which an evaluation started at now ends with timeout; 0 when o sets none. */
+int64_t kf_judge_deadline_ns(const struct kf_judge_opts *o, int64_t now);
+
+/* The record's opening fields: task, task_hash, backend, kforge_version, seed. */
+void kf_judge_result_head(cJSON *res, const struct kf_task *t, enum kf_backend b, uint64_t seed);
+
+/* The record's "compile" object. */
+void kf_judge_result_compile(cJSON *res, const struct kf_compile_res *c);
+
+/* The speed fields after the medians: speedup, t_sol_ms, sol_fraction, sol_score (when finite), bound. */
+void kf_judge_result_speed(cJSON *res, double t_ms, double ref_ms, double t_sol_ms, enum kf_sol_bound bound);
+
+/* The record's closing fields: the verdict and its reason, the timing fields (null unless the verdict
+ * is ok or faster than light), the worst errors, and the trials, warnings and phases, which res takes
+ * over (the pointers are cleared). */
+void kf_judge_result_finish(cJSON *res, enum kf_verdict v, const char *reason, const struct kf_judge_worst *w,
+			    cJSON **trials, cJSON **warnings, cJSON **phases);
+
+#endif

@@ -1629,7 +1629,6 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL, *fresh = NULL;
 	struct kf_compile_res cres;
 	memset(&cres, 0, sizeof cres);
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
 	int rc = KF_OK;
 	char why[512];
 
@@ -1637,12 +1636,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
 		goto done;
 	}
-	kf_abi_header(t, o->backend, &hdr);
-	kf_abi_shim(t, o->backend, &shim);
-	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
-				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed,
-				      .cuda_arch = kf_area_arch(o->backend, o->device) };
-	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
+	if ((rc = kf_judge_compile(t, o->backend, o->device, source, len, NULL, &cres, err)) != KF_OK)
 		goto out;
 	kf_judge_result_compile(res, &cres);
 	phase_done(&j, "compile_ms", &t_phase);
@@ -1709,8 +1703,6 @@ out:
 	if (!o->session || rc != KF_OK) /* after kforge's own error, nothing is kept */
 		session_clear(j.s);
 	kf_compile_res_free(&cres);
-	kf_buf_free(&hdr);
-	kf_buf_free(&shim);
 	kf_sol_peaks_free(&j.confirmed);
 	cJSON_Delete(j.trials);
 	cJSON_Delete(j.warnings);

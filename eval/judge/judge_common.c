@@ -1,13 +1,31 @@
 /* The pieces both judges share (declared in judge_common.h): the result record's common fields, the
- * worst-error tally, trial seeds, the canaries' byte and the deadline. */
+ * candidate's compile, the worst-error tally, trial seeds, the canaries' byte and the deadline. */
 #include "eval/judge/judge_common.h"
 
 #include <math.h>
 #include <sys/random.h>
 
+#include "common/buf.h"
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/version.h"
+#include "eval/judge/area.h"
+#include "eval/tasks/abi.h"
+
+int kf_judge_compile(const struct kf_task *t, enum kf_backend b, int device, const char *source, size_t len,
+		     const char *const *report_flags, struct kf_compile_res *res, kf_err *err)
+{
+	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
+	kf_abi_header(t, b, &hdr);
+	kf_abi_shim(t, b, &shim);
+	struct kf_compile_req req = { .backend = b, .source = source, .source_len = len, .header = hdr.data,
+				      .shim = shim.data, .vendor_libs = t->vendor_libs_allowed,
+				      .cuda_arch = kf_area_arch(b, device), .report_flags = report_flags };
+	int rc = kf_compile(&req, res, err);
+	kf_buf_free(&hdr);
+	kf_buf_free(&shim);
+	return rc;
+}
 
 void kf_judge_note_error(struct kf_judge_worst *w, const struct kf_cmp *c)
 {

@@ -1,7 +1,8 @@
 /* What the one-GPU judge (judge.c) and the multi-GPU judge (multi.c) share (judge_common.c): the
  * fields every evaluation's result record carries whichever judge wrote it (task, compile, speed,
- * verdict, worst errors), the worst-error tally, the trials' seeds, the canaries' byte and the
- * evaluation's deadline. */
+ * verdict, worst errors), the candidate's compile, the worst-error tally, the trials' seeds, the
+ * canaries' byte and the evaluation's deadline. Also used by the verifiers (eval/rank/verify.c) and
+ * the profiler (profile.c), which compile a candidate as the judge does. */
 #ifndef KF_JUDGE_COMMON_H
 #define KF_JUDGE_COMMON_H
 
@@ -13,6 +14,12 @@
 #include "eval/judge/judge.h"
 #include "eval/judge/sol.h"
 #include "sandbox/sandbox.h"
+
+/* Compiles a candidate as the judge does: the task's ABI header and shim for backend b, the vendor
+ * libraries where the task allows them, for device's architecture; report_flags (NULL-terminated,
+ * or NULL) add the compiler's report. A candidate that does not build is res->verdict, not an error. */
+int kf_judge_compile(const struct kf_task *t, enum kf_backend b, int device, const char *source, size_t len,
+		     const char *const *report_flags, struct kf_compile_res *res, kf_err *err);
 
 /* The worst errors an evaluation saw, over every output compared. */
 struct kf_judge_worst {

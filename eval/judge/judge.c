@@ -151,14 +151,12 @@ void kf_judge_opts_default(struct kf_judge_opts *o)
 /* ---- small helpers ---- */
 
 static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* True whether or not this call set the verdict: an earlier failure stands. */
 static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
 {
-	if (j->verdict != KF_V_OK)
-		return true;
-	j->verdict = v;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+	kf_judge_vreject(&j->verdict, j->reason, sizeof j->reason, v, fmt, ap);
 	va_end(ap);
 	return true;
 }
@@ -174,12 +172,10 @@ static bool past_deadline(struct judge *j)
 static void warn(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct judge *j, const char *fmt, ...)
 {
-	char msg[KF_REASON_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	kf_judge_vwarn(j->warnings, fmt, ap);
 	va_end(ap);
-	cJSON_AddItemToArray(j->warnings, cJSON_CreateString(msg));
 }
 
 static void describe_shape(const struct kf_task *t, const struct kf_shape *s, char *out, size_t len)

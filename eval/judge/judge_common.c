@@ -1,8 +1,9 @@
 /* The pieces both judges share (declared in judge_common.h): the result record's common fields, the
- * candidate's compile, the worst-error tally, trial seeds, the canaries' byte and the deadline. */
+ * first failure's verdict, warnings, the candidate's compile, the worst-error tally, trial seeds, the canaries' byte and the deadline. */
 #include "eval/judge/judge_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <sys/random.h>
 
 #include "common/buf.h"
@@ -11,6 +12,23 @@
 #include "common/version.h"
 #include "eval/judge/area.h"
 #include "eval/tasks/abi.h"
+
+bool kf_judge_vreject(enum kf_verdict *verdict, char *reason, size_t reason_len, enum kf_verdict v, const char *fmt,
+		      va_list ap)
+{
+	if (*verdict != KF_V_OK)
+		return false;
+	*verdict = v;
+	vsnprintf(reason, reason_len, fmt, ap);
+	return true;
+}
+
+void kf_judge_vwarn(cJSON *warnings, const char *fmt, va_list ap)
+{
+	char text[KF_JUDGE_WARNING_MAX];
+	vsnprintf(text, sizeof text, fmt, ap);
+	cJSON_AddItemToArray(warnings, cJSON_CreateString(text));
+}
 
 int kf_judge_compile(const struct kf_task *t, enum kf_backend b, int device, const char *source, size_t len,
 		     const char *const *report_flags, struct kf_compile_res *res, kf_err *err)

@@ -1,11 +1,13 @@
 /* What the one-GPU judge (judge.c) and the multi-GPU judge (multi.c) share (judge_common.c): the
  * fields every evaluation's result record carries whichever judge wrote it (task, compile, speed,
- * verdict, worst errors), the candidate's compile, the worst-error tally, the trials' seeds, the
+ * verdict, worst errors), the first failure's verdict and reason, warnings, the candidate's compile, the worst-error tally, the trials' seeds, the
  * canaries' byte and the evaluation's deadline. Also used by the verifiers (eval/rank/verify.c) and
  * the profiler (profile.c), which compile a candidate as the judge does. */
 #ifndef KF_JUDGE_COMMON_H
 #define KF_JUDGE_COMMON_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cJSON.h>
@@ -14,6 +16,17 @@
 #include "eval/judge/judge.h"
 #include "eval/judge/sol.h"
 #include "sandbox/sandbox.h"
+
+/* Bytes of one warning's text, at most. */
+#define KF_JUDGE_WARNING_MAX 1024
+
+/* Sets *verdict to v and reason (reason_len bytes) from fmt unless a verdict other than ok is already
+ * set: the first failure is the one reported. True when it set them. */
+bool kf_judge_vreject(enum kf_verdict *verdict, char *reason, size_t reason_len, enum kf_verdict v, const char *fmt,
+		      va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* Appends one warning, formatted from fmt, to the warnings array. */
+void kf_judge_vwarn(cJSON *warnings, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Compiles a candidate as the judge does: the task's ABI header and shim for backend b, the vendor
  * libraries where the task allows them, for device's architecture; report_flags (NULL-terminated,

@@ -92,25 +92,20 @@ struct mj {
 static bool reject(struct mj *j, enum kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool reject(struct mj *j, enum kf_verdict v, const char *fmt, ...)
 {
-	if (j->verdict != KF_V_OK)
-		return false;
-	j->verdict = v;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+	bool set = kf_judge_vreject(&j->verdict, j->reason, sizeof j->reason, v, fmt, ap);
 	va_end(ap);
-	return true;
+	return set;
 }
 
 static void warn(struct mj *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct mj *j, const char *fmt, ...)
 {
-	char text[KF_MJ_REASON_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	kf_judge_vwarn(j->warnings, fmt, ap);
 	va_end(ap);
-	cJSON_AddItemToArray(j->warnings, cJSON_CreateString(text));
 }
 
 static void phase_done(struct mj *j, const char *name, int64_t *t0)

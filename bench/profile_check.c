@@ -104,7 +104,8 @@ static int part_run(const char *backend, const char *db, kf_err *err)
 	snprintf(path, sizeof path, "%s/examples/%s/vector_add.%s", kf_home(), backend, cuda ? "cu" : "c");
 	if (kf_read_file(path, SOURCE_MAX, &fast, NULL, err) != KF_OK)
 		return err->code;
-	struct kf_llm_server_config sc = { .backend = backend, .slow_source = cuda ? slow_cuda : kf_llm_slow_vector_add_cpu,
+	struct kf_llm_server_config sc = { .backend = backend,
+					   .slow_source = cuda ? slow_cuda : kf_llm_slow_vector_add_cpu,
 					   .fast_source = fast, .bound_marker = BOUND_MARKER };
 	struct kf_llm_server *srv = NULL;
 	int rc = kf_llm_server_start(&sc, &srv, err);

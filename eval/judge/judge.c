@@ -935,7 +935,8 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 		for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
 			for (int i = 0; i < t->n_shapes[sets[si]]; i++) {
 				const struct kf_shape *s = &t->shapes[sets[si]][i];
-				struct trial tr = { kf_shape_set_name(sets[si]), s, kf_judge_trial_seed(j->o->seed, k++), NULL, false, false };
+				struct trial tr = { kf_shape_set_name(sets[si]), s, kf_judge_trial_seed(j->o->seed, k++), NULL,
+						    false, false };
 				/* The first ragged run is repeated below to check determinism (on host copies). */
 				tr.keep_outputs = sd == 0 && sets[si] == KF_SET_RAGGED && i == 0 && kf_judge_uses_oracle(t, s);
 				if (run_trial(j, r, &tr, err) != KF_OK)

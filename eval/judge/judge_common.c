@@ -1,5 +1,6 @@
 /* The pieces both judges share (declared in judge_common.h): the result record's common fields, the
- * first failure's verdict, warnings, the candidate's compile, the worst-error tally, trial seeds, the canaries' byte and the deadline. */
+ * first failure's verdict, warnings, the candidate's compile, the worst-error tally, trial seeds, the
+ * canaries' byte and the deadline. */
 #include "eval/judge/judge_common.h"
 
 #include <math.h>

@@ -1,8 +1,9 @@
 /* What the one-GPU judge (judge.c) and the multi-GPU judge (multi.c) share (judge_common.c): the
  * fields every evaluation's result record carries whichever judge wrote it (task, compile, speed,
- * verdict, worst errors), the first failure's verdict and reason, warnings, the candidate's compile, the worst-error tally, the trials' seeds, the
- * canaries' byte and the evaluation's deadline. Also used by the verifiers (eval/rank/verify.c) and
- * the profiler (profile.c), which compile a candidate as the judge does. */
+ * verdict, worst errors), the first failure's verdict and reason, warnings, the candidate's compile,
+ * the worst-error tally, the trials' seeds, the canaries' byte and the evaluation's deadline. Also
+ * used by the verifiers (eval/rank/verify.c) and the profiler (profile.c), which compile a candidate
+ * as the judge does. */
 #ifndef KF_JUDGE_COMMON_H
 #define KF_JUDGE_COMMON_H
 

@@ -557,7 +557,8 @@ static int correctness(struct mj *j, struct kf_runner *run, const struct kf_shap
 		}
 	if (j->verdict != KF_V_OK)
 		return KF_OK;
-	tr = (struct trial){ KF_SET_BENCH, *bench, NULL, kf_judge_trial_seed(j->o->seed, k++), kf_judge_uses_oracle(t, bench) };
+	tr = (struct trial){ KF_SET_BENCH, *bench, NULL, kf_judge_trial_seed(j->o->seed, k++),
+			     kf_judge_uses_oracle(t, bench) };
 	return run_trial(j, run, &tr, err);
 }
 

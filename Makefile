@@ -46,7 +46,7 @@ HAVE_CUDA := $(shell test -x $(NVCC) && echo 1)
 LIB_DIRS := common db eval/tasks eval/judge eval/rank eval/report sandbox agent
 # Runner program files stay out of the library (runner_core.c replaces malloc).
 RUNNER_PROGRAM_SRC := sandbox/runner_core.c sandbox/runner_cpu.c sandbox/runner_cuda.c sandbox/profile_cuda.c
-RUNNER_PROGRAM_SRC += sandbox/runner_cuda_multi.c
+RUNNER_PROGRAM_SRC += sandbox/runner_cuda_multi.c sandbox/runner_cuda_common.c
 LIB_SRC  := $(filter-out $(RUNNER_PROGRAM_SRC),$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
@@ -127,12 +127,13 @@ CUDA_RPATH := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 RUNNER_CUDA := $(BUILD)/kforge-runner-cuda
 CUDA_LIBKF := $(BUILD)/libkforge-cuda.so
 RUNNER_CUDA_SRC := sandbox/runner_cuda.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c \
-	sandbox/profile_cuda.c
+	sandbox/profile_cuda.c sandbox/runner_cuda_common.c
 RUNNER_CUDA_OBJ := $(RUNNER_CUDA_SRC:%.c=$(BUILD)/robj/%.o)
 all: $(RUNNER_CUDA) $(CUDA_LIBKF)
 HELPERS += $(RUNNER_CUDA) $(CUDA_LIBKF)
 
-$(BUILD)/robj/sandbox/runner_cuda.o: sandbox/runner_cuda.c
+# The single-GPU runner and what both CUDA runners share (sandbox/runner_cuda_common.c).
+$(BUILD)/robj/sandbox/runner_cuda.o $(BUILD)/robj/sandbox/runner_cuda_common.o: $(BUILD)/robj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -I. $(CUDA_INC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -162,17 +163,18 @@ $(HOLD_FATBIN): sandbox/runner_hold.cu
 	$(NVCC) -fatbin -gencode=arch=compute_80,code=[sm_80,compute_80] -gencode=arch=compute_90,code=sm_90 -o $@ $<
 $(BUILD)/gen/runner_hold_fatbin.inc: $(HOLD_FATBIN)
 	od -An -v -tx1 $< | sed -E 's/ ([0-9a-f]{2})/0x\1,/g' > $@
-$(BUILD)/robj/sandbox/runner_cuda.o: $(BUILD)/gen/runner_hold_fatbin.inc
-$(BUILD)/robj/sandbox/runner_cuda.o: CUDA_INC += -I$(BUILD)/gen
+$(BUILD)/robj/sandbox/runner_cuda_common.o: $(BUILD)/gen/runner_hold_fatbin.inc
+$(BUILD)/robj/sandbox/runner_cuda_common.o: CUDA_INC += -I$(BUILD)/gen
 
-# The multi-GPU runner (sandbox/runner_cuda_multi.c): the CUDA runner's core and hold kernel, one rank per GPU.
+# The multi-GPU runner (sandbox/runner_cuda_multi.c): the CUDA runner's core and shared CUDA pieces (the hold
+# kernel among them), one rank per GPU.
 RUNNER_CUDA_MULTI := $(BUILD)/kforge-runner-cuda-multi
 RUNNER_CUDA_MULTI_OBJ := $(filter-out $(BUILD)/robj/sandbox/runner_cuda.o,$(RUNNER_CUDA_OBJ)) $(BUILD)/robj/sandbox/runner_cuda_multi.o
 all: $(RUNNER_CUDA_MULTI)
 HELPERS += $(RUNNER_CUDA_MULTI)
-$(BUILD)/robj/sandbox/runner_cuda_multi.o: sandbox/runner_cuda_multi.c $(BUILD)/gen/runner_hold_fatbin.inc
+$(BUILD)/robj/sandbox/runner_cuda_multi.o: sandbox/runner_cuda_multi.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(CUDA_INC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CSTD) $(WARN) -I. $(PKG_CFLAGS) $(CUDA_INC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 $(RUNNER_CUDA_MULTI): $(RUNNER_CUDA_MULTI_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(RUNNER_CUDA_LIBS)
 # The judge's multi-GPU side (eval/judge/gpu/multi_cuda.c): peer access, the ranks' common-start timer,

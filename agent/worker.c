@@ -26,6 +26,7 @@
 #define FRAME_MAX (256u << 20) /* a judge result with every raw timing sample stays far below this */
 #define FRAME_HEADER_MAX 16    /* decimal digits of a length, and the newline */
 #define READ_CHUNK 65536
+#define REQUEST_ERROR_MAX 64 /* "a compile request needs a task and a source" */
 #define NS_PER_S 1e9
 /* Compiles yield the CPU to the judges: on the CPU backend a judge times kernels on these cores. */
 #define COMPILE_NICE 10
@@ -177,24 +178,37 @@ static double num(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* The task and source a request names (what says which kind of request, for the error); NULL, the
+ * reason added to reply, when either is missing or the task is unknown. */
+static const struct kf_task *request_task(const cJSON *req, const char *what, struct kf_task *const *tasks,
+					  int n_tasks, struct kf_task **loaded, const char **source, cJSON *reply)
+{
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "task"));
+	*source = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "source"));
+	if (!name || !*source) {
+		char msg[REQUEST_ERROR_MAX];
+		snprintf(msg, sizeof msg, "a %s request needs a task and a source", what);
+		cJSON_AddStringToObject(reply, "error", msg);
+		return NULL;
+	}
+	kf_err err = { 0 };
+	const struct kf_task *t = find_task(tasks, n_tasks, name, loaded, &err);
+	if (!t)
+		cJSON_AddStringToObject(reply, "error", err.msg);
+	return t;
+}
+
 /* Judges one request; the reply always names the request's id. */
 static cJSON *judge_request(const cJSON *req, struct kf_task *const *tasks, int n_tasks, struct kf_task **loaded,
 			    struct kf_judge_opts *o, const struct kf_peaks *peaks)
 {
 	cJSON *reply = cJSON_CreateObject();
 	cJSON_AddNumberToObject(reply, "id", num(req, "id", 0));
-	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "task"));
-	const char *source = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "source"));
+	const char *source = NULL;
+	const struct kf_task *t = request_task(req, "judge", tasks, n_tasks, loaded, &source, reply);
+	if (!t)
+		return reply;
 	kf_err err = { 0 };
-	const struct kf_task *t = name && source ? find_task(tasks, n_tasks, name, loaded, &err) : NULL;
-	if (!name || !source) {
-		cJSON_AddStringToObject(reply, "error", "a judge request needs a task and a source");
-		return reply;
-	}
-	if (!t) {
-		cJSON_AddStringToObject(reply, "error", err.msg);
-		return reply;
-	}
 	o->seed = (uint64_t)num(req, "seed", 0);
 	o->n_seeds = (int)num(req, "seeds", o->n_seeds);
 	o->call_timeout_s = num(req, "call_timeout_s", o->call_timeout_s);
@@ -264,14 +278,11 @@ static cJSON *compile_request(const cJSON *req, enum kf_backend backend, const i
 {
 	cJSON *reply = cJSON_CreateObject();
 	cJSON_AddNumberToObject(reply, "id", num(req, "id", 0));
-	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "task"));
-	const char *source = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "source"));
-	kf_err err = { 0 };
-	const struct kf_task *t = name && source ? find_task(tasks, n_tasks, name, loaded, &err) : NULL;
-	if (!t) {
-		cJSON_AddStringToObject(reply, "error", name && source ? err.msg : "a compile request needs a task and a source");
+	const char *source = NULL;
+	const struct kf_task *t = request_task(req, "compile", tasks, n_tasks, loaded, &source, reply);
+	if (!t)
 		return reply;
-	}
+	kf_err err = { 0 };
 	bool compiled = false, cached = true;
 	double ms = 0;
 	for (int i = 0; i < n_archs; i++) {

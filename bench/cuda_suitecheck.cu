@@ -520,8 +520,8 @@ static int emit_abi(const char *dir, const char *name) {
     return rc;
 }
 
-/* --list LEVEL: the tasks of that level that have a CUDA reference, one per line. */
-static int list_level(int level) {
+/* Prints the name of every task that keep(task, arg) accepts, one per line. */
+static int list_tasks(bool (*keep)(const kf_task *t, int arg), int arg) {
     kf_task **ts = nullptr;
     int n = 0;
     kf_err err = {};
@@ -530,32 +530,27 @@ static int list_level(int level) {
         return 2;
     }
     for (int i = 0; i < n; ++i)
-        if (ts[i]->level == level && kf_task_has_backend(ts[i], KF_BACKEND_CUDA)) printf("%s\n", ts[i]->name);
+        if (keep(ts[i], arg)) printf("%s\n", ts[i]->name);
     kf_task_list_free(ts, n);
     return 0;
 }
 
+/* --list LEVEL: the tasks of that level that have a CUDA reference. */
+static bool at_level(const kf_task *t, int level) {
+    return t->level == level && kf_task_has_backend(t, KF_BACKEND_CUDA);
+}
+
 /* --list-generic: every task, whatever its level, whose CUDA reference is built on the generic op library
- * (reference_kernels/cuda/generic/), one per line: the references bench/cuda_fusioncheck.sh leaves to this checker. */
-static int list_generic(void) {
-    kf_task **ts = nullptr;
-    int n = 0;
+ * (reference_kernels/cuda/generic/): the references bench/cuda_fusioncheck.sh leaves to this checker. */
+static bool on_generic_library(const kf_task *t, int) {
+    if (!kf_task_has_backend(t, KF_BACKEND_CUDA)) return false;
+    char path[PATH_MAX], *src = nullptr;
+    size_t len = 0;
     kf_err err = {};
-    if (kf_task_list(nullptr, &ts, &n, &err) != KF_OK) {
-        fprintf(stderr, "cuda_suitecheck: %s\n", err.msg);
-        return 2;
-    }
-    for (int i = 0; i < n; ++i) {
-        char path[PATH_MAX], *src = nullptr;
-        size_t len = 0;
-        if (!kf_task_has_backend(ts[i], KF_BACKEND_CUDA)) continue;
-        kf_task_source_path(ts[i], ts[i]->reference[KF_BACKEND_CUDA], path, sizeof path);
-        if (kf_read_file(path, 1 << 20, &src, &len, &err) == KF_OK && strstr(src, "cuda/generic/"))
-            printf("%s\n", ts[i]->name);
-        free(src);
-    }
-    kf_task_list_free(ts, n);
-    return 0;
+    kf_task_source_path(t, t->reference[KF_BACKEND_CUDA], path, sizeof path);
+    bool generic = kf_read_file(path, 1 << 20, &src, &len, &err) == KF_OK && strstr(src, "cuda/generic/");
+    free(src);
+    return generic;
 }
 
 static void usage(void) {
@@ -571,8 +566,8 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--emit-abi")) return emit_abi(argv[2], argv[3]);
-    if (argc == 3 && !strcmp(argv[1], "--list")) return list_level(atoi(argv[2]));
-    if (argc == 2 && !strcmp(argv[1], "--list-generic")) return list_generic();
+    if (argc == 3 && !strcmp(argv[1], "--list")) return list_tasks(at_level, atoi(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "--list-generic")) return list_tasks(on_generic_library, 0);
     bool quick = false, fork_tasks = true;
     const char *dir = nullptr;
     std::vector<const char *> names;

@@ -39,18 +39,9 @@
 
 extern char **environ;
 
-/* Latency-bound vector_add kernels: nothing near a peak. */
-static const char slow_cpu[] =
-	"int kf_launch(const float *x, const float *y, float *out, int n)\n"
-	"{\n"
-	"\tfloat carry = 0.0f;\n"
-	"\tfor (int i = 0; i < n; i++) {\n"
-	"\t\tcarry = (x[i] + y[i]) + (carry / 3.0f) * 0.0f;\n"
-	"\t\tout[i] = carry;\n"
-	"\t}\n"
-	"\treturn 0;\n"
-	"}\n";
-/* Eight blocks for the whole array: a few percent of the SMs' warps, a sliver of one wave. */
+/* Latency-bound vector_add kernels, nothing near a peak: the CPU one is the test server's
+ * (kf_llm_slow_vector_add_cpu); this CUDA one has eight blocks for the whole array, a few percent of
+ * the SMs' warps, a sliver of one wave. */
 static const char slow_cuda[] =
 	"__global__ static void add(const float *x, const float *y, float *out, int n)\n"
 	"{\n"
@@ -113,7 +104,8 @@ static int part_run(const char *backend, const char *db, kf_err *err)
 	snprintf(path, sizeof path, "%s/examples/%s/vector_add.%s", kf_home(), backend, cuda ? "cu" : "c");
 	if (kf_read_file(path, SOURCE_MAX, &fast, NULL, err) != KF_OK)
 		return err->code;
-	struct kf_llm_server_config sc = { .backend = backend, .slow_source = cuda ? slow_cuda : slow_cpu,
+	struct kf_llm_server_config sc = { .backend = backend,
+					   .slow_source = cuda ? slow_cuda : kf_llm_slow_vector_add_cpu,
 					   .fast_source = fast, .bound_marker = BOUND_MARKER };
 	struct kf_llm_server *srv = NULL;
 	int rc = kf_llm_server_start(&sc, &srv, err);

@@ -3,72 +3,25 @@
  * covers), device buffers imported from the file descriptor the judge exported, calls timed with events on the
  * candidate's stream behind a hold kernel (cuda_call) followed by a device-wide synchronisation,
  * sticky errors reported by name, a cap on device allocations enforced by wrappers the candidate's
- * cudaMalloc binds to, and, for a kernel the task allows to call cuBLAS and cuDNN (and for vendor
- * baselines), both loaded and initialised before the filter. */
+ * cudaMalloc binds to (those three pieces live in runner_cuda_common.c, shared with the multi-GPU runner),
+ * and, for a kernel the task allows to call cuBLAS and cuDNN (and for vendor baselines), both loaded and
+ * initialised before the filter. */
 #include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "sandbox/profile_cuda.h"
 #include "sandbox/runner_core.h"
+#include "sandbox/runner_cuda_common.h"
 
 struct cuda_state {
 	cudaStream_t stream;
 	cudaEvent_t start, stop;
 };
-
-/* ---- device allocation cap ---- */
-
-static size_t g_cap;
-static _Atomic size_t g_allocated;
-typedef cudaError_t (*malloc_fn)(void **, size_t);
-typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
-typedef cudaError_t (*malloc_managed_fn)(void **, size_t, unsigned int);
-typedef cudaError_t (*malloc_pitch_fn)(void **, size_t *, size_t, size_t);
-static malloc_fn real_malloc;
-static malloc_async_fn real_malloc_async;
-static malloc_managed_fn real_malloc_managed;
-static malloc_pitch_fn real_malloc_pitch;
-
-/* Counts what the candidate asks for; frees are not credited back, so the cap bounds the total
- * a candidate can ever hold and a free/alloc loop cannot walk past it. */
-static void charge(size_t bytes)
-{
-	if (atomic_fetch_add(&g_allocated, bytes) + bytes > g_cap)
-		kf_runner_report_memory(bytes);
-}
-
-cudaError_t cudaMalloc(void **p, size_t bytes)
-{
-	charge(bytes);
-	return real_malloc(p, bytes);
-}
-
-cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s)
-{
-	charge(bytes);
-	return real_malloc_async(p, bytes, s);
-}
-
-/* Managed memory can oversubscribe and hang the GPU (DESIGN.md §7): charged like the rest. */
-cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
-{
-	charge(bytes);
-	return real_malloc_managed(p, bytes, flags);
-}
-
-cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
-{
-	charge(width * height);
-	return real_malloc_pitch(p, pitch, width, height);
-}
 
 /* ---- vendor libraries ---- */
 
@@ -133,34 +86,21 @@ static int load_vendor_libs(char *why, size_t len)
 
 /* ---- backend hooks ---- */
 
-static int fail(char *why, size_t len, const char *what, cudaError_t e)
-{
-	snprintf(why, len, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-	return -1;
-}
-
 static int hold_load(cudaStream_t s, char *why, size_t len);
 
 static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, char *why, size_t why_len)
 {
-	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "cudaMalloc");
-	real_malloc_async = (malloc_async_fn)dlsym(RTLD_NEXT, "cudaMallocAsync");
-	real_malloc_managed = (malloc_managed_fn)dlsym(RTLD_NEXT, "cudaMallocManaged");
-	real_malloc_pitch = (malloc_pitch_fn)dlsym(RTLD_NEXT, "cudaMallocPitch");
-	if (!real_malloc || !real_malloc_async || !real_malloc_managed || !real_malloc_pitch) {
-		snprintf(why, why_len, "cannot find the CUDA runtime's allocators");
+	if (kf_runner_cuda_cap_init(mem_cap, why, why_len) != 0)
 		return -1;
-	}
-	g_cap = mem_cap;
 	static struct cuda_state st;
 	cudaError_t e = cudaSetDevice(device);
 	if (e == cudaSuccess)
 		e = cudaFree(NULL); /* creates the context now, before the filter */
 	if (e != cudaSuccess)
-		return fail(why, why_len, "cannot initialise the GPU", e);
+		return kf_runner_cuda_fail(why, why_len, "cannot initialise the GPU", e);
 	if ((e = cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaEventCreate(&st.start)) != cudaSuccess || (e = cudaEventCreate(&st.stop)) != cudaSuccess)
-		return fail(why, why_len, "cannot create the runner's stream and events", e);
+		return kf_runner_cuda_fail(why, why_len, "cannot create the runner's stream and events", e);
 	if (hold_load(st.stream, why, why_len) != 0)
 		return -1;
 	if (vendor && load_vendor_libs(why, why_len) != 0)
@@ -169,14 +109,6 @@ static int cuda_setup(void **state, int device, size_t mem_cap, bool vendor, cha
 		kf_profile_cuda_setup(device);
 	*state = &st;
 	return 0;
-}
-
-static int cu_fail(char *why, size_t len, const char *what, CUresult r)
-{
-	const char *name = NULL;
-	cuGetErrorName(r, &name);
-	snprintf(why, len, "%s: %s", what, name ? name : "unknown CUDA driver error");
-	return -1;
 }
 
 /* The judge's buffers, imported from the file descriptor it exported (a virtual-memory-management
@@ -189,29 +121,15 @@ static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size
 	int device = 0;
 	cudaError_t e = cudaGetDevice(&device);
 	if (e != cudaSuccess) {
-		fail(why, why_len, "cannot read the runner's device", e);
+		kf_runner_cuda_fail(why, why_len, "cannot read the runner's device", e);
 		return NULL;
 	}
-	CUmemAllocationProp prop;
-	memset(&prop, 0, sizeof prop);
-	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	prop.location.id = device;
-	CUmemAccessDesc access = { .location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
-	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc access = { .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device },
+				   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
 	CUdeviceptr ptr = 0;
-	size_t gran = 0;
-	CUresult r = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)shm_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-	if (r == CUDA_SUCCESS)
-		r = cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
-	if (r == CUDA_SUCCESS)
-		r = cuMemAddressReserve(&ptr, shm_bytes, gran, 0, 0);
-	if (r == CUDA_SUCCESS)
-		r = cuMemMap(ptr, shm_bytes, 0, h, 0);
-	if (r == CUDA_SUCCESS)
-		r = cuMemSetAccess(ptr, shm_bytes, &access, 1);
+	CUresult r = kf_runner_cuda_import(shm_fd, shm_bytes, device, &access, 1, &ptr);
 	if (r != CUDA_SUCCESS) {
-		cu_fail(why, why_len, "cannot map the judge's device buffers", r);
+		kf_runner_cuda_cu_fail(why, why_len, "cannot map the judge's device buffers", r);
 		return NULL;
 	}
 	*area_bytes = shm_bytes;
@@ -240,48 +158,25 @@ static void *cuda_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, size
  * on every call, one that enqueues for longer has the rest of its host time in the window. */
 #define KF_HOLD_TIMEOUT_NS 2000000ull
 
-static struct {
-	cudaLibrary_t lib;
-	cudaKernel_t fn;
-	volatile unsigned *release; /* host-mapped: the runner writes it, the hold kernel polls it */
-	unsigned *dev_release;
-} g_hold;
-
-static const _Alignas(16) unsigned char hold_fatbin[] = {
-#include "runner_hold_fatbin.inc"
-};
-
-static void hold_release(void) { __atomic_store_n(g_hold.release, 1u, __ATOMIC_SEQ_CST); }
-
+/* The hold's release flag is cleared before every launch: one hold a call. */
 static cudaError_t hold_launch(cudaStream_t s)
 {
-	*g_hold.release = 0;
-	unsigned long long timeout = KF_HOLD_TIMEOUT_NS;
-	void *args[] = { &g_hold.dev_release, &timeout };
-	dim3 one = { 1, 1, 1 };
-	return cudaLaunchKernel((const void *)g_hold.fn, one, one, args, 0, s);
+	kf_runner_cuda_hold_arm();
+	return kf_runner_cuda_hold_launch(s, KF_HOLD_TIMEOUT_NS);
 }
 
 /* Before the filter: loading a module afterwards would open files and map memory the filter refuses,
  * and the first launch (lazy loading) is made here too, released at once. */
 static int hold_load(cudaStream_t s, char *why, size_t len)
 {
-	void *host = NULL;
-	cudaError_t e = cudaLibraryLoadData(&g_hold.lib, hold_fatbin, NULL, NULL, 0, NULL, NULL, 0);
-	if (e == cudaSuccess)
-		e = cudaLibraryGetKernel(&g_hold.fn, g_hold.lib, "kf_runner_hold");
-	if (e == cudaSuccess)
-		e = cudaHostAlloc(&host, sizeof(unsigned), cudaHostAllocMapped);
-	if (e == cudaSuccess)
-		e = cudaHostGetDevicePointer((void **)&g_hold.dev_release, host, 0);
+	cudaError_t e = kf_runner_cuda_hold_load(cudaHostAllocMapped);
 	if (e != cudaSuccess)
-		return fail(why, len, "cannot load the runner's hold kernel", e);
-	g_hold.release = host;
+		return kf_runner_cuda_fail(why, len, "cannot load the runner's hold kernel", e);
 	e = hold_launch(s);
-	hold_release();
+	kf_runner_cuda_hold_release();
 	if (e == cudaSuccess)
 		e = cudaStreamSynchronize(s);
-	return e == cudaSuccess ? 0 : fail(why, len, "cannot run the runner's hold kernel", e);
+	return e == cudaSuccess ? 0 : kf_runner_cuda_fail(why, len, "cannot run the runner's hold kernel", e);
 }
 
 static int cuda_call(void *state, kf_shim_call_fn fn, void *const *bufs, const long long *ints, int *rc,
@@ -295,28 +190,25 @@ static int cuda_call(void *state, kf_shim_call_fn fn, void *const *bufs, const l
 	if (e == cudaSuccess)
 		e = cudaEventRecord(st->start, st->stream);
 	if (e != cudaSuccess) {
-		hold_release();
-		return fail(why, why_len, "CUDA error before the call", e);
+		kf_runner_cuda_hold_release();
+		return kf_runner_cuda_fail(why, why_len, "CUDA error before the call", e);
 	}
 	*rc = fn(bufs, ints, st->stream);
 	cudaEventRecord(st->stop, st->stream);
-	hold_release();
+	kf_runner_cuda_hold_release();
 	/* The whole device: work hidden on other streams must finish before the judge looks. */
 	e = cudaDeviceSynchronize();
 	if (e == cudaSuccess)
 		e = cudaGetLastError();
 	if (e != cudaSuccess)
-		return fail(why, why_len, "CUDA error in kf_launch", e);
+		return kf_runner_cuda_fail(why, why_len, "CUDA error in kf_launch", e);
 	float ms = 0;
 	if (cudaEventElapsedTime(&ms, st->start, st->stop) == cudaSuccess)
 		*device_ns = (int64_t)((double)ms * 1e6);
 	return 0;
 }
 
-/* What the driver needs once the context exists (DESIGN.md §7, measured on the GPU machine). */
-static const int cuda_syscalls[] = {
-	SYS_ioctl, SYS_epoll_wait, SYS_epoll_pwait, SYS_sched_setaffinity,
-};
+static const int cuda_syscalls[] = { KF_RUNNER_CUDA_SYSCALLS };
 
 static const struct kf_runner_backend cuda_backend = {
 	.name = "cuda",

@@ -12,12 +12,9 @@
  * the process, peer pointers are plain addresses of one address space, and the sandbox is the
  * single-GPU runner's (same core, same filter). The price, the ranks' host-side enqueues made one
  * after another, is outside the timed window (the holds are still holding). */
-#include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -25,6 +22,7 @@
 
 #include "eval/tasks/multi.h"
 #include "sandbox/runner_core.h"
+#include "sandbox/runner_cuda_common.h"
 #include "sandbox/runner_proto.h"
 
 _Static_assert(KF_MULTI_COMM_SLOT == KF_PROTO_MAX_BUFS - 1, "the comm slot is the last buffer slot");
@@ -50,110 +48,43 @@ struct multi_state {
 	struct kf_comm comm[KF_MULTI_MAX_WORLD];
 };
 
-/* ---- device allocation cap (as in runner_cuda.c: every device's allocations count) ---- */
-
-static size_t g_cap;
-static _Atomic size_t g_allocated;
-typedef cudaError_t (*malloc_fn)(void **, size_t);
-typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
-typedef cudaError_t (*malloc_managed_fn)(void **, size_t, unsigned int);
-typedef cudaError_t (*malloc_pitch_fn)(void **, size_t *, size_t, size_t);
-static malloc_fn real_malloc;
-static malloc_async_fn real_malloc_async;
-static malloc_managed_fn real_malloc_managed;
-static malloc_pitch_fn real_malloc_pitch;
-
-static void charge(size_t bytes)
-{
-	if (atomic_fetch_add(&g_allocated, bytes) + bytes > g_cap)
-		kf_runner_report_memory(bytes);
-}
-
-cudaError_t cudaMalloc(void **p, size_t bytes)
-{
-	charge(bytes);
-	return real_malloc(p, bytes);
-}
-
-cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s)
-{
-	charge(bytes);
-	return real_malloc_async(p, bytes, s);
-}
-
-cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned int flags)
-{
-	charge(bytes);
-	return real_malloc_managed(p, bytes, flags);
-}
-
-cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
-{
-	charge(width * height);
-	return real_malloc_pitch(p, pitch, width, height);
-}
-
 /* ---- errors ---- */
 
+/* Longer than any message the runner writes, so the rank always fits in what. */
+#define KF_MULTI_WHAT_MAX 128
+
+/* The shared messages (runner_cuda_common.c) with the failing rank after what. */
 static int fail(char *why, size_t len, const char *what, int rank, cudaError_t e)
 {
-	snprintf(why, len, "%s (rank %d): %s (%s)", what, rank, cudaGetErrorName(e), cudaGetErrorString(e));
-	return -1;
+	char what_rank[KF_MULTI_WHAT_MAX];
+	snprintf(what_rank, sizeof what_rank, "%s (rank %d)", what, rank);
+	return kf_runner_cuda_fail(why, len, what_rank, e);
 }
 
 static int cu_fail(char *why, size_t len, const char *what, int rank, CUresult r)
 {
-	const char *name = NULL;
-	cuGetErrorName(r, &name);
-	snprintf(why, len, "%s (rank %d): %s", what, rank, name ? name : "unknown CUDA driver error");
-	return -1;
+	char what_rank[KF_MULTI_WHAT_MAX];
+	snprintf(what_rank, sizeof what_rank, "%s (rank %d)", what, rank);
+	return kf_runner_cuda_cu_fail(why, len, what_rank, r);
 }
 
 /* ---- the hold kernel, one per device, one release flag for all ---- */
-
-static struct {
-	cudaLibrary_t lib;
-	cudaKernel_t fn;
-	volatile unsigned *release; /* host memory mapped into every device's context */
-	unsigned *dev_release;
-} g_hold;
-
-static const _Alignas(16) unsigned char hold_fatbin[] = {
-#include "runner_hold_fatbin.inc"
-};
-
-static void hold_release(void) { __atomic_store_n(g_hold.release, 1u, __ATOMIC_SEQ_CST); }
-
-static cudaError_t hold_launch(cudaStream_t s)
-{
-	unsigned long long timeout = KF_MULTI_HOLD_TIMEOUT_NS;
-	void *args[] = { &g_hold.dev_release, &timeout };
-	dim3 one = { 1, 1, 1 };
-	return cudaLaunchKernel((const void *)g_hold.fn, one, one, args, 0, s);
-}
 
 /* Before the filter, as in runner_cuda.c; the flag is portable (mapped in every context) and the
  * kernel is launched once on every device, so no module is loaded lazily under the filter. */
 static int hold_load(struct multi_state *st, char *why, size_t len)
 {
-	void *host = NULL;
-	cudaError_t e = cudaLibraryLoadData(&g_hold.lib, hold_fatbin, NULL, NULL, 0, NULL, NULL, 0);
-	if (e == cudaSuccess)
-		e = cudaLibraryGetKernel(&g_hold.fn, g_hold.lib, "kf_runner_hold");
-	if (e == cudaSuccess)
-		e = cudaHostAlloc(&host, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable);
-	if (e == cudaSuccess)
-		e = cudaHostGetDevicePointer((void **)&g_hold.dev_release, host, 0);
+	cudaError_t e = kf_runner_cuda_hold_load(cudaHostAllocMapped | cudaHostAllocPortable);
 	if (e != cudaSuccess)
 		return fail(why, len, "cannot load the runner's hold kernel", 0, e);
-	g_hold.release = host;
 	for (int r = 0; r < st->world; r++) {
-		*g_hold.release = 0;
-		if ((e = cudaSetDevice(st->r[r].device)) == cudaSuccess && (e = hold_launch(st->r[r].stream)) == cudaSuccess) {
-			hold_release();
+		kf_runner_cuda_hold_arm();
+		if ((e = cudaSetDevice(st->r[r].device)) == cudaSuccess &&
+		    (e = kf_runner_cuda_hold_launch(st->r[r].stream, KF_MULTI_HOLD_TIMEOUT_NS)) == cudaSuccess) {
+			kf_runner_cuda_hold_release();
 			e = cudaStreamSynchronize(st->r[r].stream);
 		}
-		hold_release();
+		kf_runner_cuda_hold_release();
 		if (e != cudaSuccess)
 			return fail(why, len, "cannot run the runner's hold kernel", r, e);
 	}
@@ -165,19 +96,13 @@ static int hold_load(struct multi_state *st, char *why, size_t len)
 static int multi_setup(void **state, int device, size_t mem_cap, bool vendor, char *why, size_t why_len)
 {
 	static struct multi_state st;
-	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "cudaMalloc");
-	real_malloc_async = (malloc_async_fn)dlsym(RTLD_NEXT, "cudaMallocAsync");
-	real_malloc_managed = (malloc_managed_fn)dlsym(RTLD_NEXT, "cudaMallocManaged");
-	real_malloc_pitch = (malloc_pitch_fn)dlsym(RTLD_NEXT, "cudaMallocPitch");
-	if (!real_malloc || !real_malloc_async || !real_malloc_managed || !real_malloc_pitch) {
-		snprintf(why, why_len, "cannot find the CUDA runtime's allocators");
+	/* The cap counts every device's allocations together. */
+	if (kf_runner_cuda_cap_init(mem_cap, why, why_len) != 0)
 		return -1;
-	}
 	if (vendor) {
 		snprintf(why, why_len, "the multi-GPU runner loads no vendor libraries (a level-4 task forbids them)");
 		return -1;
 	}
-	g_cap = mem_cap;
 	st.world = kf_runner_world();
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
@@ -226,23 +151,8 @@ static void *multi_map(void *state, int shm_fd, size_t shm_bytes, int ro_fd, siz
 					       .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
 	for (int r = 0; r < st->world; r++) {
 		int fd = r == 0 ? shm_fd : KF_RFD_FIRST_FREE + r - 1;
-		CUmemAllocationProp prop;
-		memset(&prop, 0, sizeof prop);
-		prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-		prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-		prop.location.id = st->r[r].device;
-		CUmemGenericAllocationHandle h;
 		CUdeviceptr ptr = 0;
-		size_t gran = 0;
-		CUresult res = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-		if (res == CUDA_SUCCESS)
-			res = cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
-		if (res == CUDA_SUCCESS)
-			res = cuMemAddressReserve(&ptr, shm_bytes, gran, 0, 0);
-		if (res == CUDA_SUCCESS)
-			res = cuMemMap(ptr, shm_bytes, 0, h, 0);
-		if (res == CUDA_SUCCESS)
-			res = cuMemSetAccess(ptr, shm_bytes, access, (size_t)st->world);
+		CUresult res = kf_runner_cuda_import(fd, shm_bytes, st->r[r].device, access, (size_t)st->world, &ptr);
 		if (r > 0)
 			close(fd);
 		if (res != CUDA_SUCCESS) {
@@ -290,16 +200,16 @@ static int multi_call(void *state, kf_shim_call_fn fn, void *const *bufs, const 
 	*device_ns = -1;
 	*rc = 0;
 	build_comm(st, bufs, ints[KF_MULTI_SCRATCH_INT]);
-	*g_hold.release = 0;
+	kf_runner_cuda_hold_arm();
 	for (int r = 0; r < st->world; r++) {
 		struct rank_state *rs = &st->r[r];
 		cudaError_t e = cudaSetDevice(rs->device);
 		if (e == cudaSuccess)
-			e = hold_launch(rs->stream);
+			e = kf_runner_cuda_hold_launch(rs->stream, KF_MULTI_HOLD_TIMEOUT_NS);
 		if (e == cudaSuccess)
 			e = cudaEventRecord(rs->start, rs->stream);
 		if (e != cudaSuccess) {
-			hold_release();
+			kf_runner_cuda_hold_release();
 			return fail(why, why_len, "CUDA error before the call", r, e);
 		}
 	}
@@ -317,7 +227,7 @@ static int multi_call(void *state, kf_shim_call_fn fn, void *const *bufs, const 
 		cudaSetDevice(rs->device); /* kf_launch may have switched it */
 		cudaEventRecord(rs->stop, rs->stream);
 	}
-	hold_release();
+	kf_runner_cuda_hold_release();
 	/* Every device: work hidden on other streams (or other GPUs) ends before the judge looks. */
 	for (int r = 0; r < st->world; r++) {
 		cudaError_t e = cudaSetDevice(st->r[r].device);
@@ -344,10 +254,7 @@ static int multi_call(void *state, kf_shim_call_fn fn, void *const *bufs, const 
 	return 0;
 }
 
-/* What the driver needs once the contexts exist (as runner_cuda.c). */
-static const int cuda_syscalls[] = {
-	SYS_ioctl, SYS_epoll_wait, SYS_epoll_pwait, SYS_sched_setaffinity,
-};
+static const int cuda_syscalls[] = { KF_RUNNER_CUDA_SYSCALLS };
 
 static const struct kf_runner_backend multi_backend = {
 	.name = "cuda-multi",

@@ -80,14 +80,14 @@ static struct kf_task *load_task(const char *name)
 	return t;
 }
 
-/* Writes kf_task.h and shim.c for the CPU backend. */
-static void write_cpu_abi(const struct scratch *s, const struct kf_task *t)
+/* Writes kf_task.h and the shim for backend b: shim.c for the CPU, shim.cu for CUDA. */
+static void write_abi(const struct scratch *s, const struct kf_task *t, enum kf_backend b)
 {
 	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
-	kf_abi_header(t, KF_BACKEND_CPU, &h);
-	kf_abi_shim(t, KF_BACKEND_CPU, &shim);
+	kf_abi_header(t, b, &h);
+	kf_abi_shim(t, b, &shim);
 	scratch_write(s, "kf_task.h", h.data);
-	scratch_write(s, "shim.c", shim.data);
+	scratch_write(s, b == KF_BACKEND_CUDA ? "shim.cu" : "shim.c", shim.data);
 	kf_buf_free(&h);
 	kf_buf_free(&shim);
 }
@@ -300,7 +300,7 @@ static void check_against_oracle(const char *name, bool example)
 		free(src);
 		kf_buf_free(&text);
 	}
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	kf_shim_call_fn cand = build_cpu_candidate(&s, t, rel, "cand.so", &cand_so);
 	kf_shim_call_fn oracle = build_oracle(&s, t, &oracle_so);
 	for (int set = KF_SET_TEST; set < KF_SET_COUNT; set++)
@@ -385,7 +385,7 @@ Test(abi, a_wrong_signature_fails_to_compile_because_the_header_is_forced)
 	struct kf_task *t = load_task("vector_add");
 	char *log, path[PATH_MAX];
 	scratch_open(&s);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	scratch_write(&s, "wrong.c",
 		      "int kf_launch(const double *x, const double *y, double *out, int n)\n"
 		      "{\n\tfor (int i = 0; i < n; i++)\n\t\tout[i] = x[i] + y[i];\n\treturn 0;\n}\n");
@@ -409,7 +409,7 @@ Test(abi, kf_init_is_optional_and_called_through_the_shim)
 	struct kf_task *t = load_task("vector_add");
 	char *log, path[PATH_MAX];
 	scratch_open(&s);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	const char *launch = "int kf_launch(const float *x, const float *y, float *out, int n)\n"
 			     "{\n\tfor (int i = 0; i < n; i++)\n\t\tout[i] = x[i] + y[i];\n\treturn 0;\n}\n";
 	kf_buf with_init = KF_BUF_INIT;
@@ -445,12 +445,8 @@ Test(abi, cuda_headers_and_shims_compile_with_nvcc)
 	scratch_open(&s);
 	for (size_t i = 0; i < N_STARTER; i++) {
 		struct kf_task *t = load_task(starter_tasks[i]);
-		kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
 		char *log;
-		kf_abi_header(t, KF_BACKEND_CUDA, &h);
-		kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
-		scratch_write(&s, "kf_task.h", h.data);
-		scratch_write(&s, "shim.cu", shim.data);
+		write_abi(&s, t, KF_BACKEND_CUDA);
 		int rc = run_in(&s, NVCC " -c -x cu -Xcompiler -Wall,-Wextra,-Werror -include kf_task.h "
 				       "-o shim.o shim.cu && nm shim.o", &log);
 		cr_expect_eq(rc, 0, "%s: CUDA shim failed to compile:\n%s", t->name, log);
@@ -458,8 +454,6 @@ Test(abi, cuda_headers_and_shims_compile_with_nvcc)
 				   t->name, log);
 		cr_expect_not_null(strstr(log, "w kf_init"), "%s: kf_init is not weak:\n%s", t->name, log);
 		free(log);
-		kf_buf_free(&h);
-		kf_buf_free(&shim);
 		kf_task_free(t);
 	}
 	scratch_close(&s);
@@ -597,7 +591,7 @@ Test(abi, generated_bf16_and_f16_conversions_are_exact)
 	struct kf_task *t = parse_policy_task();
 	char *log;
 	scratch_open(&s);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	scratch_write(&s, "conv.c", conv_source);
 	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o conv.so conv.c", &log), 0, "%s", log);
 	free(log);
@@ -693,7 +687,7 @@ Test(abi, generated_fp8_fp4_and_e8m0_conversions_match_the_judges_exactly)
 	struct scratch s;
 	char *log;
 	scratch_open(&s);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	scratch_write(&s, "conv.c", lowp_conv_source);
 	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o conv.so conv.c", &log), 0, "%s", log);
 	free(log);
@@ -726,17 +720,11 @@ Test(abi, a_cuda_header_and_shim_with_every_v2_dtype_and_scalars_compile_with_nv
 	cr_assert_eq(kf_task_parse("lowp.json", lowp_spec, strlen(lowp_spec), &t, &err), KF_OK, "%s", err.msg);
 	struct scratch s;
 	scratch_open(&s);
-	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
 	char *log;
-	kf_abi_header(t, KF_BACKEND_CUDA, &h);
-	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
-	scratch_write(&s, "kf_task.h", h.data);
-	scratch_write(&s, "shim.cu", shim.data);
+	write_abi(&s, t, KF_BACKEND_CUDA);
 	int rc = run_in(&s, NVCC " -c -x cu -Xcompiler -Wall,-Wextra,-Werror -include kf_task.h -o shim.o shim.cu", &log);
 	cr_expect_eq(rc, 0, "CUDA shim with fp8/fp4/e8m0 failed to compile:\n%s", log);
 	free(log);
-	kf_buf_free(&h);
-	kf_buf_free(&shim);
 	scratch_close(&s);
 	kf_task_free(t);
 }
@@ -771,7 +759,7 @@ Test(abi, scalar_parameters_follow_the_symbols_as_float_or_int)
 	char *log;
 	void *so;
 	scratch_open(&s);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	scratch_write(&s, "cand.c", "int kf_launch(const float *x, float *y, int n, float alpha, int k)\n"
 				    "{ for (int i = 0; i < n; i++) y[i] = alpha * x[i] + (float)k; return 0; }\n");
 	cr_assert_eq(run_in(&s, CC_FLAGS " -include kf_task.h -o cand.so cand.c shim.c", &log), 0, "%s", log);
@@ -840,12 +828,8 @@ Test(abi, the_cuda_shim_hands_the_buffer_after_the_tensors_to_kf_launch_as_the_w
 	cr_assert_eq(kf_task_parse("ws.json", workspace_spec, strlen(workspace_spec), &t, &err), KF_OK, "%s", err.msg);
 	struct scratch s;
 	scratch_open(&s);
-	kf_buf h = KF_BUF_INIT, shim = KF_BUF_INIT;
 	char *log;
-	kf_abi_header(t, KF_BACKEND_CUDA, &h);
-	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
-	scratch_write(&s, "kf_task.h", h.data);
-	scratch_write(&s, "shim.cu", shim.data);
+	write_abi(&s, t, KF_BACKEND_CUDA);
 	scratch_write(&s, "cand.cu", "extern \"C\" int kf_launch(const float *x, float *y, int n, float alpha, void *workspace,\n"
 				     "                         cudaStream_t stream)\n"
 				     "{ (void)x; (void)y; (void)n; (void)stream; return *(int *)workspace + (int)(alpha * 2); }\n");
@@ -862,8 +846,6 @@ Test(abi, the_cuda_shim_hands_the_buffer_after_the_tensors_to_kf_launch_as_the_w
 	kf_task_call_ints(t, &t->shapes[KF_SET_TEST][0], ints);
 	cr_expect_eq(call(bufs, ints, NULL), 42, "kf_launch read 41 from the workspace and got alpha = 0.5");
 	dlclose(so);
-	kf_buf_free(&h);
-	kf_buf_free(&shim);
 	scratch_close(&s);
 	kf_task_free(t);
 }
@@ -894,7 +876,7 @@ Test(abi, the_oracle_wrapper_builds_whatever_the_tasks_names)
 	kf_buf_free(&text);
 	char rel[PATH_MAX];
 	scratch_path(&s, "oracle_reference.c", rel);
-	write_cpu_abi(&s, t);
+	write_abi(&s, t, KF_BACKEND_CPU);
 	void *so;
 	build_cpu_candidate(&s, t, rel, "clash.so", &so);
 	dlclose(so);

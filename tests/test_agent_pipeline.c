@@ -94,6 +94,22 @@ static double qd(sqlite3 *h, const char *sql)
 	return v;
 }
 
+/* A run with one stalled request: exactly that attempt failed, it was abandoned within the stall
+ * timeout (and some slack), and a candidate was being judged all the while (the judge was not idle;
+ * idle_why says which candidate that would be). */
+static void expect_one_stall_while_judging(sqlite3 *h, const struct kf_cli_result *r, double stall_timeout_s,
+					   const char *idle_why)
+{
+	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
+		     "exactly the stalled attempt failed; stderr: " EXCERPT, r->err);
+	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
+	cr_expect_leq(stalled_ms, (stall_timeout_s + STALL_SLACK_S) * 1000.0,
+		      "the stalled request was abandoned after %.0f ms", stalled_ms);
+	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
+			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
+		     1, "%s", idle_why);
+}
+
 /* Every row of a one-column text query, each followed by a newline. */
 static char *rows(sqlite3 *h, const char *sql)
 {
@@ -146,15 +162,9 @@ Test(agent_pipeline, abandons_a_stalled_request_on_time_while_a_slow_candidate_i
 	struct kf_cli_result r;
 	run(args, &r);
 	sqlite3 *h = kf_test_db_open(db);
-	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
-		     "exactly the stalled attempt failed; stderr: " EXCERPT, r.err);
-	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
-	cr_expect_leq(stalled_ms, (STALL_TIMEOUT_S + STALL_SLACK_S) * 1000.0,
-		      "the stalled request was abandoned after %.0f ms", stalled_ms);
 	/* The judge was busy with the slow candidate for the whole stall. */
-	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
-			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
-		     1, "the slow candidate was not being judged while the request stalled");
+	expect_one_stall_while_judging(h, &r, STALL_TIMEOUT_S,
+				       "the slow candidate was not being judged while the request stalled");
 	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM requests WHERE status = 'done'"), 2);
 	sqlite3_close(h);
 	kf_cli_result_free(&r);
@@ -372,14 +382,8 @@ Test(agent_pipeline, keeps_64_requests_in_flight_and_abandons_a_stall_on_time_wh
 	struct kf_cli_result r;
 	run(args, &r);
 	sqlite3 *h = kf_test_db_open(db);
-	cr_assert_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM request_attempts WHERE error IS NOT NULL"), 1,
-		     "exactly the stalled attempt failed; stderr: " EXCERPT, r.err);
-	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
-	cr_expect_leq(stalled_ms, (atof(LOAD_STALL_TIMEOUT) + STALL_SLACK_S) * 1000.0,
-		      "the stalled request was abandoned after %.0f ms", stalled_ms);
-	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
-			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
-		     1, "no candidate was being judged while the request stalled");
+	expect_one_stall_while_judging(h, &r, atof(LOAD_STALL_TIMEOUT),
+				       "no candidate was being judged while the request stalled");
 	/* No slot sat idle: every first attempt was sent at once, and every unstalled reply came back
 	 * within the server's latency (and some slack), with the judge busy from the first reply on. */
 	const char *start = "(julianday(finished_at) * 86400.0 - latency_ms / 1000.0)";

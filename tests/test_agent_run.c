@@ -336,20 +336,6 @@ Test(agent_run, runs_on_the_cuda_backend_where_a_gpu_is_present)
 
 /* ---- profiles in the refinement feedback (issue 21) ---- */
 
-/* vector_add written so nothing is near a peak: one thread, and each element waits for the one
- * before it (a carried division the compiler may not drop: 0 * inf is not 0), so the loop is
- * neither parallel nor vectorised. Latency-bound: about a tenth of the bandwidth it could use. */
-static const char slow_vector_add[] =
-	"int kf_launch(const float *x, const float *y, float *out, int n)\n"
-	"{\n"
-	"\tfloat carry = 0.0f;\n"
-	"\tfor (int i = 0; i < n; i++) {\n"
-	"\t\tcarry = (x[i] + y[i]) + (carry / 3.0f) * 0.0f;\n"
-	"\t\tout[i] = carry;\n"
-	"\t}\n"
-	"\treturn 0;\n"
-	"}\n";
-
 struct profiled_run {
 	int fast_replies;
 	char *feedback;       /* the refinement's feedback as the server received it */
@@ -369,7 +355,7 @@ static void run_profiled(const char *profile_flag, const char *db_path, struct p
 	kf_err err;
 	snprintf(path, sizeof path, "%s/examples/cpu/vector_add.c", kf_home());
 	cr_assert_eq(kf_read_file(path, 1 << 20, &fast, NULL, &err), KF_OK, "%s", err.msg);
-	struct kf_llm_server_config sc = { .slow_source = slow_vector_add, .fast_source = fast,
+	struct kf_llm_server_config sc = { .slow_source = kf_llm_slow_vector_add_cpu, .fast_source = fast,
 					   .bound_marker = "latency-bound" };
 	cr_assert_eq(kf_llm_server_start(&sc, &srv, &err), KF_OK, "%s", err.msg);
 	const char *args[] = { "run", "--task", "vector_add", "--model", "scripted", "--samples", "1", "--rounds", "2",

@@ -77,6 +77,14 @@ static char *generate(const char *kind)
 	return out;
 }
 
+/* Writes text to the test's temporary directory as name; its path in path. */
+static void save_in_tmpdir(const char *name, const char *text, char *path, size_t len)
+{
+	kf_err err;
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	cr_assert_eq(kf_write_file(path, text, strlen(text), &err), KF_OK, "%s", err.msg);
+}
+
 /* Every long option a command's --help lists ("  --name" or "  -x, --name" at the start of a line),
  * each checked by check(name, ctx). */
 static void each_option(void (*check)(const char *cmd, const char *option, const void *ctx), const void *ctx)
@@ -141,9 +149,7 @@ Test(install, man_renders_the_page)
 		cr_skip_test("man is not installed");
 	char *page = generate("man");
 	char path[PATH_MAX + 16];
-	kf_err err;
-	snprintf(path, sizeof path, "%s/kforge.1", tmpdir);
-	cr_assert_eq(kf_write_file(path, page, strlen(page), &err), KF_OK, "%s", err.msg);
+	save_in_tmpdir("kforge.1", page, path, sizeof path);
 	free(page);
 	kf_buf cmd = KF_BUF_INIT;
 	kf_buf_addf(&cmd, "MANWIDTH=100 MANPAGER=cat PAGER=cat man -l '%s'", path);
@@ -179,9 +185,7 @@ Test(install, bash_completes_the_options_of_each_command)
 	char *script = generate("bash");
 	each_option(in_completion, script);
 	char path[PATH_MAX + 16];
-	kf_err err;
-	snprintf(path, sizeof path, "%s/kforge.bash", tmpdir);
-	cr_assert_eq(kf_write_file(path, script, strlen(script), &err), KF_OK, "%s", err.msg);
+	save_in_tmpdir("kforge.bash", script, path, sizeof path);
 	free(script);
 	kf_buf cmd = KF_BUF_INIT;
 	kf_buf_addf(&cmd,

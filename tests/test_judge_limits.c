@@ -20,7 +20,7 @@
  * ~30% from one submission to the next. */
 #define FORGED_OVER_HONEST_MAX 1.5
 #define FORGING_PRELUDE "tests/kernels/judge/hooks_the_runners_write.inc"
-#define HONEST_TWIN "examples/cpu/vector_add.c"
+#define HONEST_TWIN "tests/kernels/judge/adds_honestly.c"
 
 static char tmpdir[PATH_MAX];
 
@@ -79,34 +79,34 @@ static double speedup_of(const struct kf_cli_result *r)
 	return v;
 }
 
-/* A time forged 3x smaller through the runner's own write() must not show: the bundled example and
- * the same example behind the forging prelude, in one database, get speedups within noise. */
+/* A time forged 3x smaller through the runner's own write() must not show: a plain kernel and the same
+ * kernel behind the forging prelude, alternated in one database, get median speedups within noise. */
 Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 {
-	char forger[PATH_MAX + 16];
+	char forger[PATH_MAX + 16], honest_path[PATH_MAX];
 	snprintf(forger, sizeof forger, "%s/forger.c", tmpdir);
+	snprintf(honest_path, sizeof honest_path, "%s/%s", kf_home(), HONEST_TWIN);
 	kf_err err;
 	cr_assert_eq(kf_cli_join_kernel(FORGING_PRELUDE, HONEST_TWIN, forger, &err), KF_OK, "%s", err.msg);
-	char honest_path[PATH_MAX];
-	snprintf(honest_path, sizeof honest_path, "%s/%s", kf_home(), HONEST_TWIN);
-	struct kf_cli_result honest, forged;
-	submit_file(honest_path, NULL, &honest);
-	submit_file(forger, NULL, &forged);
-	const char *v = kf_cli_json_str(forged.json, "verdict");
-	cr_assert(v, "no verdict: %s", forged.err);
-	if (strcmp(v, "ok") == 0) {
-		double h = speedup_of(&honest), f = speedup_of(&forged);
-		cr_expect(f > 0 && f < h * FORGED_OVER_HONEST_MAX,
-			  "the forger's speedup is %.3g against %.3g honestly", f, h);
-		const cJSON *cand = cJSON_GetObjectItem(cJSON_GetObjectItem(forged.json, "timing"), "candidate");
+	double honest[PAIRED_RUNS], forged[PAIRED_RUNS];
+	for (int k = 0; k < PAIRED_RUNS; k++) {
+		struct kf_cli_result h, f;
+		submit_file(honest_path, NULL, &h);
+		submit_file(forger, NULL, &f);
+		const char *v = kf_cli_json_str(f.json, "verdict");
+		cr_assert(v && !strcmp(v, "ok"), "the forger got %s: %s", v ? v : "no verdict", f.err);
+		const cJSON *cand = cJSON_GetObjectItem(cJSON_GetObjectItem(f.json, "timing"), "candidate");
 		const char *method = kf_cli_json_str(cand, "method");
-		double rejected = 0;
-		kf_cli_json_num(cand, "claims_rejected", &rejected);
-		cr_expect((method && (!strcmp(method, "judge_clock") || !strcmp(method, "judge_clock_bounded"))) || rejected > 0,
-			  "the forged claims were believed (method %s, %g rejected)", method ? method : "none", rejected);
+		cr_expect(method && !strcmp(method, "judge_clock"), "the forged claims were believed (method %s)",
+			  method ? method : "none");
+		honest[k] = speedup_of(&h);
+		forged[k] = speedup_of(&f);
+		kf_cli_result_free(&h);
+		kf_cli_result_free(&f);
 	}
-	kf_cli_result_free(&honest);
-	kf_cli_result_free(&forged);
+	double h = median3(honest), f = median3(forged);
+	cr_expect(f > 0 && f < h * FORGED_OVER_HONEST_MAX, "the forger's median speedup is %.3g against %.3g honestly", f,
+		  h);
 }
 
 Test(judge_limits, ends_an_evaluation_past_its_deadline_with_timeout)

@@ -16,10 +16,10 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/rng.h"
-#include "common/version.h"
 #include "eval/tasks/abi.h"
 #include "eval/judge/area.h"
 #include "eval/judge/compare.h"
+#include "eval/judge/judge_common.h"
 #include "eval/judge/multi.h"
 #include "eval/judge/policy.h"
 #include "eval/judge/stats.h"
@@ -119,7 +119,7 @@ struct judge {
 	struct kf_judge_session *s;
 	enum kf_verdict verdict;
 	char reason[KF_REASON_MAX];
-	double max_abs, max_rel, max_margin;
+	struct kf_judge_worst worst;
 	cJSON *trials;
 	cJSON *warnings;
 	cJSON *phases; /* wall time of each stage, for cost accounting */
@@ -151,14 +151,12 @@ void kf_judge_opts_default(struct kf_judge_opts *o)
 /* ---- small helpers ---- */
 
 static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* True whether or not this call set the verdict: an earlier failure stands. */
 static bool reject(struct judge *j, enum kf_verdict v, const char *fmt, ...)
 {
-	if (j->verdict != KF_V_OK)
-		return true;
-	j->verdict = v;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+	kf_judge_vreject(&j->verdict, j->reason, sizeof j->reason, v, fmt, ap);
 	va_end(ap);
 	return true;
 }
@@ -174,12 +172,10 @@ static bool past_deadline(struct judge *j)
 static void warn(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct judge *j, const char *fmt, ...)
 {
-	char msg[KF_REASON_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	kf_judge_vwarn(j->warnings, fmt, ap);
 	va_end(ap);
-	cJSON_AddItemToArray(j->warnings, cJSON_CreateString(msg));
 }
 
 static void describe_shape(const struct kf_task *t, const struct kf_shape *s, char *out, size_t len)
@@ -199,15 +195,6 @@ static cJSON *shape_json(const struct kf_task *t, const struct kf_shape *s)
 		cJSON_AddNumberToObject(o, t->symbols[i], (double)s->v[i]);
 	return o;
 }
-
-/* A trial's seed is recorded as a JSON number: 53 bits keep it exact (a double holds every integer
- * below 2^53), so a recorded trial can be drawn again from its seed. */
-static uint64_t trial_seed(uint64_t base, int k)
-{
-	uint64_t x = base + (uint64_t)k * 0x9e3779b97f4a7c15ULL;
-	return kf_splitmix64(&x) >> (64 - 53);
-}
-_Static_assert(KF_SEED_LIMIT == 1ull << 53, "trial seeds keep the base seed's 53 bits");
 
 /* ---- trusted kernels ---- */
 
@@ -464,13 +451,6 @@ static int reference_expected(struct judge *j, const struct kf_shape *s, kf_err 
 		  : KF_OK;
 }
 
-static void note_error(struct judge *j, const struct kf_cmp *c)
-{
-	j->max_abs = fmax(j->max_abs, c->max_abs);
-	j->max_rel = fmax(j->max_rel, c->max_rel);
-	j->max_margin = fmax(j->max_margin, c->margin);
-}
-
 struct kf_tolerance kf_judge_tolerance(const struct kf_task *t, int i, bool oracle)
 {
 	struct kf_tolerance tol = kf_task_tolerance(t, i);
@@ -527,7 +507,7 @@ static int verify_outputs(struct judge *j, struct kf_area *in, struct kf_area *o
 			return err->code;
 		}
 		if (record_error && oracle) /* the reference's outputs are rounded: only the oracle's are exact */
-			note_error(j, bad);
+			kf_judge_note_error(&j->worst, bad);
 		if (!bad->pass)
 			*failed = i;
 	}
@@ -830,7 +810,7 @@ static int check_outputs(struct judge *j, const struct trial *tr, const char *ct
 		}
 		struct kf_cmp c;
 		kf_compare(ten->dtype, j->s->priv[i], j->s->dval[i], n, tol, &c);
-		note_error(j, &c);
+		kf_judge_note_error(&j->worst, &c);
 		if (!c.pass) {
 			mismatch(j, i, &c, n, true, ctx);
 			return KF_OK;
@@ -955,7 +935,8 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 		for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
 			for (int i = 0; i < t->n_shapes[sets[si]]; i++) {
 				const struct kf_shape *s = &t->shapes[sets[si]][i];
-				struct trial tr = { kf_shape_set_name(sets[si]), s, trial_seed(j->o->seed, k++), NULL, false, false };
+				struct trial tr = { kf_shape_set_name(sets[si]), s, kf_judge_trial_seed(j->o->seed, k++), NULL,
+						    false, false };
 				/* The first ragged run is repeated below to check determinism (on host copies). */
 				tr.keep_outputs = sd == 0 && sets[si] == KF_SET_RAGGED && i == 0 && kf_judge_uses_oracle(t, s);
 				if (run_trial(j, r, &tr, err) != KF_OK)
@@ -977,7 +958,7 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 	}
 	for (int st = 0; st < t->n_stress; st++) {
 		for (int i = 0; i < t->n_shapes[KF_SET_TEST]; i++) {
-			struct trial tr = { "stress", &t->shapes[KF_SET_TEST][i], trial_seed(j->o->seed, k++),
+			struct trial tr = { "stress", &t->shapes[KF_SET_TEST][i], kf_judge_trial_seed(j->o->seed, k++),
 					    &t->stress[st], false, false };
 			if (run_trial(j, r, &tr, err) != KF_OK)
 				return err->code;
@@ -985,7 +966,7 @@ static int correctness(struct judge *j, struct kf_runner *r, kf_err *err)
 				return KF_OK;
 		}
 	}
-	struct trial bench = { "bench", &t->bench[j->b], trial_seed(j->o->seed, k++), NULL, false, false };
+	struct trial bench = { "bench", &t->bench[j->b], kf_judge_trial_seed(j->o->seed, k++), NULL, false, false };
 	return run_trial(j, r, &bench, err);
 }
 
@@ -1477,7 +1458,7 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	}
 	struct clock_log cl = { .sm = kf_xcalloc((size_t)cap, sizeof(double)), .mem = kf_xcalloc((size_t)cap, sizeof(double)) };
 	kf_rng r;
-	kf_rng_seed(&r, trial_seed(j->o->seed, -1));
+	kf_rng_seed(&r, kf_judge_trial_seed(j->o->seed, -1));
 	struct trust tr = { 0 };
 	if (kf_runner_calibration(cand, &tr.cal) != KF_OK)
 		tr.cal.n = 0;
@@ -1592,13 +1573,7 @@ static int timing(struct judge *j, struct kf_runner *cand, struct kf_runner **ve
 	cJSON_AddNumberToObject(res, "ref_time_ms", ref_ms);
 	if (sides[SIDE_VENDOR].r)
 		cJSON_AddNumberToObject(res, "vendor_time_ms", st[SIDE_VENDOR].median);
-	cJSON_AddNumberToObject(res, "speedup", ref_ms / t_ms);
-	cJSON_AddNumberToObject(res, "t_sol_ms", t_sol_ms);
-	cJSON_AddNumberToObject(res, "sol_fraction", t_sol_ms / t_ms);
-	double score = kf_sol_score(t_ms, t_sol_ms, ref_ms);
-	if (isfinite(score))
-		cJSON_AddNumberToObject(res, "sol_score", score);
-	cJSON_AddStringToObject(res, "bound", kf_sol_bound_name(bound));
+	kf_judge_result_speed(res, t_ms, ref_ms, t_sol_ms, bound);
 	if (t_ms * ftl_slack[j->b] < t_sol_ms)
 		reject(j, KF_V_FASTER_THAN_LIGHT,
 		       "median %.4g ms is below the speed-of-light bound %.4g ms (%s-bound on %s): the measurement cannot be real",
@@ -1627,38 +1602,6 @@ static void stop_runners(struct kf_runner **cand, struct kf_runner **ref, struct
 	}
 }
 
-static void add_compile(cJSON *res, const struct kf_compile_res *c)
-{
-	cJSON *o = cJSON_AddObjectToObject(res, "compile");
-	cJSON_AddNumberToObject(o, "ms", c->ms);
-	cJSON_AddBoolToObject(o, "cached", c->cached);
-	cJSON_AddStringToObject(o, "flags", c->flags);
-	cJSON_AddStringToObject(o, "compiler", c->compiler);
-	cJSON_AddStringToObject(o, "key", c->key);
-	cJSON_AddStringToObject(o, "log", c->log ? c->log : "");
-}
-
-static void finish(struct judge *j, cJSON *res)
-{
-	cJSON_AddStringToObject(res, "verdict", kf_verdict_name(j->verdict));
-	cJSON_AddStringToObject(res, "reason", j->verdict == KF_V_OK ? "passed every check" : j->reason);
-	static const char *const timing_fields[] = { "time_ms", "ref_time_ms", "vendor_time_ms", "speedup",
-						     "t_sol_ms", "sol_fraction", "sol_score" };
-	for (size_t i = 0; i < sizeof timing_fields / sizeof timing_fields[0]; i++) {
-		if (j->verdict != KF_V_OK && j->verdict != KF_V_FASTER_THAN_LIGHT)
-			cJSON_DeleteItemFromObject(res, timing_fields[i]);
-		if (!cJSON_GetObjectItem(res, timing_fields[i]))
-			cJSON_AddNullToObject(res, timing_fields[i]);
-	}
-	cJSON_AddNumberToObject(res, "max_abs_err", j->max_abs);
-	cJSON_AddNumberToObject(res, "max_rel_err", j->max_rel);
-	cJSON_AddNumberToObject(res, "error_margin", j->max_margin);
-	cJSON_AddItemToObject(res, "trials", j->trials);
-	cJSON_AddItemToObject(res, "warnings", j->warnings);
-	cJSON_AddItemToObject(res, "phases", j->phases);
-	j->trials = j->warnings = j->phases = NULL;
-}
-
 int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, const char *source, size_t len,
 		      const struct kf_judge_opts *o, cJSON **result, kf_err *err)
 {
@@ -1674,33 +1617,21 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	j.warnings = cJSON_CreateArray();
 	j.phases = cJSON_CreateObject();
 	int64_t t_phase = kf_now_ns();
-	if (o->deadline_s > 0)
-		j.deadline_ns = t_phase + (int64_t)(o->deadline_s * 1e9);
-	if (getrandom(&j.pattern, sizeof j.pattern, 0) != (ssize_t)sizeof j.pattern)
-		j.pattern = (uint8_t)kf_now_ns();
+	j.deadline_ns = kf_judge_deadline_ns(o, t_phase);
+	j.pattern = kf_judge_canary_byte();
 	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "task", t->name);
-	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);
-	cJSON_AddStringToObject(res, "backend", kf_backend_name(o->backend));
-	cJSON_AddStringToObject(res, "kforge_version", KF_VERSION_STRING);
-	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
+	kf_judge_result_head(res, t, o->backend, o->seed);
 	cJSON *machine = peaks->json ? cJSON_Duplicate(peaks->json, 1) : cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "machine", machine);
 	struct kf_runner *cand = NULL, *ref = NULL, *vend = NULL, *fresh = NULL;
 	struct kf_compile_res cres;
 	memset(&cres, 0, sizeof cres);
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
 	int rc = KF_OK;
 	char why[512];
 
-	kf_abi_header(t, o->backend, &hdr);
-	kf_abi_shim(t, o->backend, &shim);
-	struct kf_compile_req req = { .backend = o->backend, .source = source, .source_len = len,
-				      .header = hdr.data, .shim = shim.data, .vendor_libs = t->vendor_libs_allowed,
-				      .cuda_arch = kf_area_arch(o->backend, o->device) };
-	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
+	if ((rc = kf_judge_compile(t, o->backend, o->device, source, len, NULL, &cres, err)) != KF_OK)
 		goto out;
-	add_compile(res, &cres);
+	kf_judge_result_compile(res, &cres);
 	phase_done(&j, "compile_ms", &t_phase);
 	if (cres.verdict != KF_V_OK && kf_policy_check_link_log(t, cres.log, why, sizeof why)) {
 		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
@@ -1768,7 +1699,7 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	stop_runners(&cand, &ref, &vend, &fresh);
 	phase_done(&j, "stop_ms", &t_phase);
 done:
-	finish(&j, res);
+	kf_judge_result_finish(res, j.verdict, j.reason, &j.worst, &j.trials, &j.warnings, &j.phases);
 	*result = res;
 	res = NULL;
 out:
@@ -1776,8 +1707,6 @@ out:
 	if (!o->session || rc != KF_OK) /* after kforge's own error, nothing is kept */
 		session_clear(j.s);
 	kf_compile_res_free(&cres);
-	kf_buf_free(&hdr);
-	kf_buf_free(&shim);
 	kf_sol_peaks_free(&j.confirmed);
 	cJSON_Delete(j.trials);
 	cJSON_Delete(j.warnings);
@@ -1805,7 +1734,7 @@ int kf_judge_check_task(const struct kf_task *t, kf_err *err)
 	double *first[KF_MAX_TENSORS] = { 0 };
 	for (int seed = 0; seed < 2 && rc == KF_OK; seed++) {
 		kf_rng r;
-		kf_rng_seed(&r, trial_seed(o.seed, seed));
+		kf_rng_seed(&r, kf_judge_trial_seed(o.seed, seed));
 		for (int i = 0; i < t->n_inputs; i++) {
 			const struct kf_dist d = kf_task_dist(t, i, NULL, s);
 			kf_tensor_fill(j.s->sampler, &r, &d, t->tensors[i].dtype, j.s->priv[i], kf_task_numel(t, i, s));

@@ -25,15 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/csource.h"
 #include "common/rng.h"
-#include "common/version.h"
 #include "eval/judge/area.h"
 #include "eval/judge/compare.h"
+#include "eval/judge/judge_common.h"
 #include "eval/judge/gpu/multi_cuda.h"
 #include "eval/judge/policy.h"
 #include "eval/judge/sol.h"
@@ -84,7 +83,7 @@ struct mj {
 	struct kf_comm comm[KF_MULTI_MAX_WORLD]; /* the trusted kernels' view of the judge's areas */
 	enum kf_verdict verdict;
 	char reason[KF_MJ_REASON_MAX];
-	double max_abs, max_rel, max_margin;
+	struct kf_judge_worst worst;
 	cJSON *trials, *warnings, *phases;
 	uint8_t pattern;
 	int64_t deadline_ns;
@@ -93,25 +92,20 @@ struct mj {
 static bool reject(struct mj *j, enum kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool reject(struct mj *j, enum kf_verdict v, const char *fmt, ...)
 {
-	if (j->verdict != KF_V_OK)
-		return false;
-	j->verdict = v;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+	bool set = kf_judge_vreject(&j->verdict, j->reason, sizeof j->reason, v, fmt, ap);
 	va_end(ap);
-	return true;
+	return set;
 }
 
 static void warn(struct mj *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct mj *j, const char *fmt, ...)
 {
-	char text[KF_MJ_REASON_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	kf_judge_vwarn(j->warnings, fmt, ap);
 	va_end(ap);
-	cJSON_AddItemToArray(j->warnings, cJSON_CreateString(text));
 }
 
 static void phase_done(struct mj *j, const char *name, int64_t *t0)
@@ -153,12 +147,6 @@ struct trial {
 	uint64_t seed;
 	bool oracle;
 };
-
-static uint64_t trial_seed(uint64_t base, int k)
-{
-	uint64_t x = base + (uint64_t)k * 0x9e3779b97f4a7c15ULL;
-	return kf_splitmix64(&x);
-}
 
 static void note_shape(struct mj *j, const struct kf_shape *s)
 {
@@ -308,13 +296,6 @@ static int check_ranks(struct mj *j, const struct kf_shape *s, const char *ctx, 
 	return KF_OK;
 }
 
-static void note_error(struct mj *j, const struct kf_cmp *c)
-{
-	j->max_abs = fmax(j->max_abs, c->max_abs);
-	j->max_rel = fmax(j->max_rel, c->max_rel);
-	j->max_margin = fmax(j->max_margin, c->margin);
-}
-
 /* Every rank's outputs against the judge's own run of the reference (same GPU, same inputs). */
 static int compare_with_reference(struct mj *j, const struct kf_shape *s, const char *ctx, kf_err *err)
 {
@@ -326,7 +307,7 @@ static int compare_with_reference(struct mj *j, const struct kf_shape *s, const 
 			if (j->ops->compare(j->cand[r], at(j, s, i), j->mine[r], at(j, s, i), t->tensors[i].dtype, slice_n(j, i, s),
 					    kf_judge_tolerance(t, i, false), &c, err) != KF_OK)
 				return err->code;
-			note_error(j, &c);
+			kf_judge_note_error(&j->worst, &c);
 			if (!c.pass)
 				reject(j, KF_V_WRONG_ANSWER,
 				       "%s: rank %d's output %s is wrong at element %lld of its slice: got %.6g, the reference "
@@ -500,7 +481,7 @@ static int check_with_oracle(struct mj *j, const struct trial *tr, const char *c
 		struct kf_cmp c;
 		int64_t n = kf_task_numel(t, i, &tr->shape), per = slice_n(j, i, &tr->shape);
 		kf_compare(t->tensors[i].dtype, j->host[i], j->dval[i], n, kf_judge_tolerance(t, i, true), &c);
-		note_error(j, &c);
+		kf_judge_note_error(&j->worst, &c);
 		if (!c.pass)
 			reject(j, KF_V_WRONG_ANSWER,
 			       "%s: rank %lld's output %s is wrong at element %lld of its slice: got %.6g, expected %.6g "
@@ -561,14 +542,14 @@ static int correctness(struct mj *j, struct kf_runner *run, const struct kf_shap
 			int seeds = set == KF_SET_TEST ? j->o->n_seeds : 1;
 			for (int s = 0; s < seeds && j->verdict == KF_V_OK; s++) {
 				tr = (struct trial){ (enum kf_shape_set)set, kf_task_multi_shape(t, &t->shapes[set][i], j->world), NULL,
-						     trial_seed(j->o->seed, k++), false };
+						     kf_judge_trial_seed(j->o->seed, k++), false };
 				tr.oracle = kf_judge_uses_oracle(t, &tr.shape);
 				if (run_trial(j, run, &tr, err) != KF_OK)
 					return err->code;
 			}
 			for (int st = 0; set == KF_SET_TEST && i == 0 && st < t->n_stress && j->verdict == KF_V_OK; st++) {
 				tr = (struct trial){ KF_SET_TEST, kf_task_multi_shape(t, &t->shapes[set][i], j->world), &t->stress[st],
-						     trial_seed(j->o->seed, k++), false };
+						     kf_judge_trial_seed(j->o->seed, k++), false };
 				tr.oracle = kf_judge_uses_oracle(t, &tr.shape);
 				if (run_trial(j, run, &tr, err) != KF_OK)
 					return err->code;
@@ -576,7 +557,8 @@ static int correctness(struct mj *j, struct kf_runner *run, const struct kf_shap
 		}
 	if (j->verdict != KF_V_OK)
 		return KF_OK;
-	tr = (struct trial){ KF_SET_BENCH, *bench, NULL, trial_seed(j->o->seed, k++), kf_judge_uses_oracle(t, bench) };
+	tr = (struct trial){ KF_SET_BENCH, *bench, NULL, kf_judge_trial_seed(j->o->seed, k++),
+			     kf_judge_uses_oracle(t, bench) };
 	return run_trial(j, run, &tr, err);
 }
 
@@ -674,7 +656,7 @@ static int timing(struct mj *j, struct kf_runner *run, const struct kf_shape *s,
 			break;
 		bool record = it >= 0;
 		snprintf(ctx, sizeof ctx, "timed call %d", it + 1 + KF_MJ_WARMUP);
-		uint64_t seed = trial_seed(j->o->seed ^ 0x74696d65ull, it + KF_MJ_WARMUP);
+		uint64_t seed = kf_judge_trial_seed(j->o->seed ^ 0x74696d65ull, it + KF_MJ_WARMUP);
 		struct kf_call_result cr;
 		if ((rc = fresh_inputs(j, s, seed, err)) != KF_OK || (rc = call_candidate(j, run, s, ctx, &cr, err)) != KF_OK)
 			goto out;
@@ -745,13 +727,7 @@ static int timing(struct mj *j, struct kf_runner *run, const struct kf_shape *s,
 	cJSON_AddNumberToObject(res, "ref_time_ms", ref_ms);
 	if (sd[SIDE_VENDOR].n && j->vendor)
 		cJSON_AddNumberToObject(res, "vendor_time_ms", med[SIDE_VENDOR]);
-	cJSON_AddNumberToObject(res, "speedup", ref_ms / t_ms);
-	cJSON_AddNumberToObject(res, "t_sol_ms", t_sol_ms);
-	cJSON_AddNumberToObject(res, "sol_fraction", t_sol_ms / t_ms);
-	double score = kf_sol_score(t_ms, t_sol_ms, ref_ms);
-	if (isfinite(score))
-		cJSON_AddNumberToObject(res, "sol_score", score);
-	cJSON_AddStringToObject(res, "bound", kf_sol_bound_name(bound));
+	kf_judge_result_speed(res, t_ms, ref_ms, t_sol_ms, bound);
 	/* What each side moved over NVLink per GPU per second: the spec's bytes one GPU must send. */
 	double link = kf_task_nvlink_bytes(j->t, s);
 	cJSON *nv = cJSON_AddObjectToObject(res, "nvlink");
@@ -846,27 +822,6 @@ static int load_vendor(struct mj *j, const char *hdr, const char *shim, cJSON *r
 	return KF_OK;
 }
 
-static void finish(struct mj *j, cJSON *res)
-{
-	cJSON_AddStringToObject(res, "verdict", kf_verdict_name(j->verdict));
-	cJSON_AddStringToObject(res, "reason", j->verdict == KF_V_OK ? "passed every check" : j->reason);
-	static const char *const timing_fields[] = { "time_ms", "ref_time_ms", "vendor_time_ms", "speedup",
-						     "t_sol_ms", "sol_fraction", "sol_score" };
-	for (size_t i = 0; i < sizeof timing_fields / sizeof timing_fields[0]; i++) {
-		if (j->verdict != KF_V_OK && j->verdict != KF_V_FASTER_THAN_LIGHT)
-			cJSON_DeleteItemFromObject(res, timing_fields[i]);
-		if (!cJSON_GetObjectItem(res, timing_fields[i]))
-			cJSON_AddNullToObject(res, timing_fields[i]);
-	}
-	cJSON_AddNumberToObject(res, "max_abs_err", j->max_abs);
-	cJSON_AddNumberToObject(res, "max_rel_err", j->max_rel);
-	cJSON_AddNumberToObject(res, "error_margin", j->max_margin);
-	cJSON_AddItemToObject(res, "trials", j->trials);
-	cJSON_AddItemToObject(res, "warnings", j->warnings);
-	cJSON_AddItemToObject(res, "phases", j->phases);
-	j->trials = j->warnings = j->phases = NULL;
-}
-
 static void release(struct mj *j)
 {
 	for (int r = 0; r < KF_MULTI_MAX_WORLD && j->ops; r++) {
@@ -926,10 +881,8 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 	j.warnings = cJSON_CreateArray();
 	j.phases = cJSON_CreateObject();
 	int64_t t_phase = kf_now_ns();
-	if (o->deadline_s > 0)
-		j.deadline_ns = t_phase + (int64_t)(o->deadline_s * 1e9);
-	if (getrandom(&j.pattern, sizeof j.pattern, 0) != (ssize_t)sizeof j.pattern)
-		j.pattern = (uint8_t)kf_now_ns();
+	j.deadline_ns = kf_judge_deadline_ns(o, t_phase);
+	j.pattern = kf_judge_canary_byte();
 	struct kf_peaks mp;
 	memset(&mp, 0, sizeof mp);
 	struct kf_runner *run = NULL;
@@ -944,11 +897,7 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 	if ((rc = multi_peaks(&j, peaks, &mp, err)) != KF_OK)
 		goto out;
 	res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "task", t->name);
-	cJSON_AddStringToObject(res, "task_hash", t->spec_hash);
-	cJSON_AddStringToObject(res, "backend", kf_backend_name(o->backend));
-	cJSON_AddStringToObject(res, "kforge_version", KF_VERSION_STRING);
-	cJSON_AddNumberToObject(res, "seed", (double)o->seed);
+	kf_judge_result_head(res, t, o->backend, o->seed);
 	cJSON_AddNumberToObject(res, "gpus", j.world);
 	cJSON_AddItemToObject(res, "machine", mp.json ? cJSON_Duplicate(mp.json, 1) : cJSON_CreateObject());
 	phase_done(&j, "machine_ms", &t_phase);
@@ -963,13 +912,7 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 				      .cuda_arch = kf_area_arch(KF_BACKEND_CUDA, j.dev[0]) };
 	if ((rc = kf_compile(&req, &cres, err)) != KF_OK)
 		goto out;
-	cJSON *comp = cJSON_AddObjectToObject(res, "compile"); /* the fields of judge.c's record */
-	cJSON_AddNumberToObject(comp, "ms", cres.ms);
-	cJSON_AddBoolToObject(comp, "cached", cres.cached);
-	cJSON_AddStringToObject(comp, "flags", cres.flags);
-	cJSON_AddStringToObject(comp, "compiler", cres.compiler);
-	cJSON_AddStringToObject(comp, "key", cres.key);
-	cJSON_AddStringToObject(comp, "log", cres.log ? cres.log : "");
+	kf_judge_result_compile(res, &cres);
 	phase_done(&j, "compile_ms", &t_phase);
 	if (cres.verdict != KF_V_OK && kf_policy_check_link_log(t, cres.log, why, sizeof why)) {
 		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
@@ -1028,7 +971,7 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 	}
 	cJSON_AddStringToObject(res, "output", kf_runner_output(run));
 done:
-	finish(&j, res);
+	kf_judge_result_finish(res, j.verdict, j.reason, &j.worst, &j.trials, &j.warnings, &j.phases);
 	*result = res;
 	res = NULL;
 out:
@@ -1084,7 +1027,7 @@ int kf_judge_multi_check_task(const struct kf_task *t, kf_err *err)
 	kf_task_call_ints(t, &s, ints);
 	for (int seed = 0; seed < 2 && rc == KF_OK; seed++) {
 		kf_rng r;
-		kf_rng_seed(&r, trial_seed(1, seed));
+		kf_rng_seed(&r, kf_judge_trial_seed(1, seed));
 		void *args[KF_MAX_TENSORS];
 		for (int i = 0; i < n_tensors(t); i++) {
 			int64_t n = kf_task_numel(t, i, &s);

@@ -20,6 +20,7 @@
 #include "common/version.h"
 #include "eval/judge/area.h"
 #include "eval/judge/judge.h"
+#include "eval/judge/judge_common.h"
 #include "eval/tasks/abi.h"
 #include "eval/tasks/tensor.h"
 #include "sandbox/sandbox.h"
@@ -376,17 +377,9 @@ static const char *const cpu_report_flags[] = { "-fopt-info-vec-optimized", "-fo
  * *why is set when it does not build. */
 static int compile(struct run *r, const char *source, size_t len, char *why, size_t why_len, kf_err *err)
 {
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
-	kf_abi_header(r->t, r->o->backend, &hdr);
-	kf_abi_shim(r->t, r->o->backend, &shim);
-	struct kf_compile_req req = { .backend = r->o->backend, .source = source, .source_len = len, .header = hdr.data,
-				      .shim = shim.data, .vendor_libs = r->t->vendor_libs_allowed,
-				      .cuda_arch = kf_area_arch(r->o->backend, r->o->device),
-				      .report_flags = r->o->backend == KF_BACKEND_CPU ? cpu_report_flags : NULL };
 	struct kf_compile_res res;
-	int rc = kf_compile(&req, &res, err);
-	kf_buf_free(&hdr);
-	kf_buf_free(&shim);
+	int rc = kf_judge_compile(r->t, r->o->backend, r->o->device, source, len,
+				  r->o->backend == KF_BACKEND_CPU ? cpu_report_flags : NULL, &res, err);
 	if (rc != KF_OK)
 		return rc;
 	if (res.verdict != KF_V_OK)

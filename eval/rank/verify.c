@@ -27,6 +27,7 @@
 #include "eval/tasks/abi.h"
 #include "eval/tasks/multi.h"
 #include "eval/judge/judge.h"
+#include "eval/judge/judge_common.h"
 #include "eval/judge/area.h"
 #include "eval/judge/compare.h"
 #include "eval/tasks/tensor.h"
@@ -199,16 +200,8 @@ static int load_trusted_pair(struct kf_trials *tr, kf_err *err)
 
 static int compile_candidate(struct kf_trials *tr, const char *source, size_t len, kf_err *err)
 {
-	kf_buf hdr = KF_BUF_INIT, shim = KF_BUF_INIT;
-	kf_abi_header(tr->t, tr->b, &hdr);
-	kf_abi_shim(tr->t, tr->b, &shim);
-	struct kf_compile_req req = { .backend = tr->b, .source = source, .source_len = len, .header = hdr.data,
-				      .shim = shim.data, .vendor_libs = tr->t->vendor_libs_allowed,
-				      .cuda_arch = kf_area_arch(tr->b, tr->o->device) };
 	struct kf_compile_res res;
-	int rc = kf_compile(&req, &res, err);
-	kf_buf_free(&hdr);
-	kf_buf_free(&shim);
+	int rc = kf_judge_compile(tr->t, tr->b, tr->o->device, source, len, NULL, &res, err);
 	if (rc != KF_OK)
 		return rc;
 	if (res.verdict != KF_V_OK)

@@ -80,16 +80,21 @@ float kf_fp8_e4m3_to_float(uint8_t c)
 	return with_sign(decode_abs(E4M3, c & 0x7fu), c, 7);
 }
 
-uint8_t kf_float_to_fp8_e4m3(float f)
+/* f as an fp8 code of format m: NaN as 0x7f (a NaN in both formats), an infinity as inf_code, the
+ * rest rounded to nearest even and saturated. */
+static uint8_t float_to_fp8(const struct minifloat *m, uint8_t inf_code, float f)
 {
 	uint32_t u = bits_of(f), a = u & F32_ABS;
 	uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
 	if (a > F32_INF)
 		return sign | 0x7fu;
 	if (a == F32_INF)
-		return sign | (uint8_t)0x7eu;
-	return sign | (uint8_t)encode_abs(E4M3, a);
+		return sign | inf_code;
+	return sign | (uint8_t)encode_abs(m, a);
 }
+
+/* e4m3 has no infinity: one saturates to the largest finite value. */
+uint8_t kf_float_to_fp8_e4m3(float f) { return float_to_fp8(E4M3, 0x7eu, f); }
 
 float kf_fp8_e5m2_to_float(uint8_t c)
 {
@@ -99,16 +104,7 @@ float kf_fp8_e5m2_to_float(uint8_t c)
 	return with_sign(decode_abs(E5M2, a), c, 7);
 }
 
-uint8_t kf_float_to_fp8_e5m2(float f)
-{
-	uint32_t u = bits_of(f), a = u & F32_ABS;
-	uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
-	if (a > F32_INF)
-		return sign | 0x7fu;
-	if (a == F32_INF)
-		return sign | 0x7cu;
-	return sign | (uint8_t)encode_abs(E5M2, a);
-}
+uint8_t kf_float_to_fp8_e5m2(float f) { return float_to_fp8(E5M2, 0x7cu, f); }
 
 float kf_fp4_e2m1_to_float(uint8_t nibble)
 {

@@ -46,6 +46,17 @@
 #define NOT_UTF8_COMMENT "/* r\xe9sum\xe9 \xff caf\xe2\x82 */\n"
 #define PROSE_LINE "This paragraph is filler that a verbose model might write before it gets to the point.\n"
 
+const char kf_llm_slow_vector_add_cpu[] =
+	"int kf_launch(const float *x, const float *y, float *out, int n)\n"
+	"{\n"
+	"\tfloat carry = 0.0f;\n"
+	"\tfor (int i = 0; i < n; i++) {\n"
+	"\t\tcarry = (x[i] + y[i]) + (carry / 3.0f) * 0.0f;\n"
+	"\t\tout[i] = carry;\n"
+	"\t}\n"
+	"\treturn 0;\n"
+	"}\n";
+
 enum api { API_OPENAI, API_ANTHROPIC, API_COUNT };
 static const char *const api_names[API_COUNT] = { "openai", "anthropic" };
 

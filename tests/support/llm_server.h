@@ -71,6 +71,12 @@ struct kf_llm_server_config {
 	const char *slow_source, *fast_source, *bound_marker;
 };
 
+/* A slow_source for vector_add on the CPU backend that is nowhere near a peak: one thread, and each
+ * element waits for the one before it (a carried division the compiler may not drop: 0 * inf is not
+ * 0), so the loop is neither parallel nor vectorised. Latency-bound: about a tenth of the bandwidth
+ * it could use. */
+extern const char kf_llm_slow_vector_add_cpu[];
+
 struct kf_llm_server;
 
 int kf_llm_server_start(const struct kf_llm_server_config *cfg, struct kf_llm_server **out, kf_err *err);

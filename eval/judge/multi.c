@@ -914,19 +914,11 @@ int kf_judge_multi_evaluate(const struct kf_task *t, const struct kf_peaks *peak
 		goto out;
 	kf_judge_result_compile(res, &cres);
 	phase_done(&j, "compile_ms", &t_phase);
-	if (cres.verdict != KF_V_OK && kf_policy_check_link_log(t, cres.log, why, sizeof why)) {
-		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
-		goto done;
-	}
-	if (cres.verdict != KF_V_OK) {
-		reject(&j, cres.verdict, "%s", cres.reason);
-		goto done;
-	}
-	bool forbidden;
-	if ((rc = kf_policy_check_object(t, cres.so_path, &forbidden, why, sizeof why, err)) != KF_OK)
+	enum kf_verdict built;
+	if ((rc = kf_policy_verdict(t, &cres, &built, why, sizeof why, err)) != KF_OK)
 		goto out;
-	if (forbidden) {
-		reject(&j, KF_V_POLICY_VIOLATION, "%s", why);
+	if (built != KF_V_OK) {
+		reject(&j, built, "%s", why);
 		goto done;
 	}
 	cJSON *refrec = cJSON_AddObjectToObject(res, "reference");

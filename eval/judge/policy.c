@@ -119,3 +119,22 @@ out:
 	free(img);
 	return rc;
 }
+
+int kf_policy_verdict(const struct kf_task *t, const struct kf_compile_res *cres, enum kf_verdict *verdict, char *why,
+		      size_t why_len, kf_err *err)
+{
+	*verdict = KF_V_OK;
+	if (cres->verdict != KF_V_OK) {
+		*verdict = KF_V_POLICY_VIOLATION;
+		if (!kf_policy_check_link_log(t, cres->log, why, why_len)) {
+			*verdict = cres->verdict;
+			snprintf(why, why_len, "%s", cres->reason);
+		}
+		return KF_OK;
+	}
+	bool forbidden;
+	int rc = kf_policy_check_object(t, cres->so_path, &forbidden, why, why_len, err);
+	if (rc == KF_OK && forbidden)
+		*verdict = KF_V_POLICY_VIOLATION;
+	return rc;
+}

@@ -95,8 +95,10 @@ static double qd(sqlite3 *h, const char *sql)
 }
 
 /* A run with one stalled request: exactly that attempt failed, it was abandoned within the stall
- * timeout (and some slack), and a candidate was being judged all the while (the judge was not idle;
- * idle_why says which candidate that would be). */
+ * timeout (and some slack), and candidates were judged while it stalled (the judge was not idle;
+ * idle_why says which candidate that would be). Some evaluation overlaps the stalled attempt: on a
+ * loaded machine the judge may be between two evaluations (compiling the next) at the very moment the
+ * stall is abandoned. */
 static void expect_one_stall_while_judging(sqlite3 *h, const struct kf_cli_result *r, double stall_timeout_s,
 					   const char *idle_why)
 {
@@ -105,9 +107,10 @@ static void expect_one_stall_while_judging(sqlite3 *h, const struct kf_cli_resul
 	double stalled_ms = qd(h, "SELECT latency_ms FROM request_attempts WHERE error IS NOT NULL");
 	cr_expect_leq(stalled_ms, (stall_timeout_s + STALL_SLACK_S) * 1000.0,
 		      "the stalled request was abandoned after %.0f ms", stalled_ms);
-	cr_expect_eq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
-			  " AND e.started_at < a.finished_at AND e.finished_at > a.finished_at"),
-		     1, "%s", idle_why);
+	cr_expect_geq(kf_test_db_int(h, "SELECT COUNT(*) FROM evaluations e, request_attempts a WHERE a.error IS NOT NULL"
+			  " AND julianday(e.started_at) < julianday(a.finished_at)"
+			  " AND julianday(e.finished_at) > julianday(a.finished_at) - a.latency_ms / 86400000.0"),
+		      1, "%s", idle_why);
 }
 
 /* Every row of a one-column text query, each followed by a newline. */

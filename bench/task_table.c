@@ -290,9 +290,9 @@ int main(int argc, char **argv)
 		kf_buf_addf(&out, " | %s |\n", !has_example ? "—" : m && m->verdict[0] ? m->verdict : "not judged");
 	}
 	printf("%s\n", out.data);
-	printf("%d tasks: level 1 %d, level 2 %d, level 3 %d%s. CUDA references: %d tuned, %d generic; CUDA examples: %d",
-	       n, per_level[1], per_level[2], per_level[3], per_level[4] ? ", level 4 and above some more" : "", tuned,
-	       generic, examples);
+	printf("%d tasks: level 1 %d, level 2 %d, level 3 %d, level 4 (multi-GPU, examples in examples/cuda_multi) %d. "
+	       "CUDA references: %d tuned, %d generic; CUDA examples: %d",
+	       n, per_level[1], per_level[2], per_level[3], per_level[4], tuned, generic, examples);
 	if (argc == 2)
 		printf(", %d of them ok in the run; references measured: %d", examples_ok, measured);
 	printf(".\n");

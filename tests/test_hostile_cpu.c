@@ -13,6 +13,7 @@
 	X(allocates_in_chunks_until_oom)                                                                     \
 	X(blocks_sigsys_then_opens_a_socket)                                                                 \
 	X(calls_an_undefined_function)                                                                       \
+	X(calls_cblas_through_a_weak_symbol)                                                                 \
 	X(calls_cblas_through_token_pasting)                                                                 \
 	X(calls_ptrace)                                                                                      \
 	X(calls_through_int_0x80)                                                                            \

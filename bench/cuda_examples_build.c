@@ -60,11 +60,6 @@ static int build_one(const char *name, bool trusted)
 		printf("%-28s error           %s\n", name, err.msg);
 		goto cleanup;
 	}
-	if (kf_policy_violation(t, src, len, why, sizeof why)) {
-		printf("%-28s policy_violation %s\n", name, why);
-		rc = 1;
-		goto cleanup;
-	}
 	kf_abi_header(t, KF_BACKEND_CUDA, &hdr);
 	kf_abi_shim(t, KF_BACKEND_CUDA, &shim);
 	char vendor[PATH_MAX];
@@ -81,10 +76,15 @@ static int build_one(const char *name, bool trusted)
 		printf("%-28s error           %s\n", name, err.msg);
 		goto cleanup;
 	}
-	printf("%-28s %-16s %7.1f s%s\n", name, kf_verdict_name(res.verdict), res.ms / 1000.0, res.cached ? " (cached)" : "");
-	rc = res.verdict == KF_V_OK ? 0 : 1;
+	enum kf_verdict v;
+	if (kf_policy_verdict(t, &res, &v, why, sizeof why, &err) != KF_OK) {
+		printf("%-28s error           %s\n", name, err.msg);
+		goto cleanup;
+	}
+	printf("%-28s %-16s %7.1f s%s\n", name, kf_verdict_name(v), res.ms / 1000.0, res.cached ? " (cached)" : "");
+	rc = v == KF_V_OK ? 0 : 1;
 	if (rc)
-		printf("%s\n%.*s\n", res.reason, LOG_SHOWN_BYTES, res.log ? res.log : "");
+		printf("%s\n%.*s\n", why, LOG_SHOWN_BYTES, res.log ? res.log : "");
 cleanup:
 	fflush(stdout);
 	kf_compile_res_free(&res);

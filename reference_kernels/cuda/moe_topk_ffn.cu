@@ -9,37 +9,7 @@
 
 namespace {
 
-constexpr int MAX_K = 64, BM = 64, BN = 64, BK = 16, GEMM_THREADS = 256, SUB = 4;
-
-struct logit_key {
-    const float *row;
-    __device__ float operator()(int e) const { return row[e]; }
-};
-
-struct keep {
-    float *vals;
-    int *ids;
-    __device__ void operator()(int j, int e, float v) const {
-        vals[j] = v;
-        ids[j] = e;
-    }
-};
-
-__global__ void __launch_bounds__(kfr::WARPS * kfr::WARP) route(const float *logits, float *p, int *idx, int T, int E,
-                                                                 int K) {
-    const long long t = (long long)blockIdx.x * kfr::WARPS + threadIdx.x / kfr::WARP;
-    if (t >= T) return;
-    float vals[MAX_K];
-    int ids[MAX_K];
-    kfr::select_topk(logit_key{logits + t * E}, E, K, keep{vals, ids});
-    if (threadIdx.x % kfr::WARP) return;
-    float sum = 0.0f;
-    for (int j = 0; j < K; ++j) sum += expf(vals[j] - vals[0]);
-    for (int j = 0; j < K; ++j) {
-        p[t * K + j] = expf(vals[j] - vals[0]) / sum;
-        idx[t * K + j] = ids[j];
-    }
-}
+constexpr int BM = 64, BN = 64, BK = 16, GEMM_THREADS = 256, SUB = 4;
 
 __global__ void count_slots(const int *idx, int *pos, int *count, long long slots) {
     const long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -160,7 +130,7 @@ int carve(long long T, int D, int F, int E, int K, moe_scratch *s) {
 
 extern "C" int kf_launch(const float *x, const float *Wr, const float *W1, const float *W2, int *idx, float *y, int T,
                          int D, int F, int E, int K, cudaStream_t stream) {
-    if (K > MAX_K || K > E || T > 65535 * BM) return kfg::BAD;
+    if (K > kfr::MAX_K || K > E || T > 65535 * BM) return kfg::BAD;
     if (T == 0) return 0;
     moe_scratch s;
     int rc = carve(T, D, F, E, K, &s);
@@ -173,7 +143,7 @@ extern "C" int kf_launch(const float *x, const float *Wr, const float *W1, const
     const long long slots = (long long)T * K;
     const unsigned slot_blocks = (unsigned)((slots + kfg::THREADS - 1) / kfg::THREADS);
     if (!rc) {
-        route<<<(unsigned)((T + kfr::WARPS - 1) / kfr::WARPS), kfr::WARPS * kfr::WARP, 0, stream>>>(s.logits, s.p, idx, T,
+        kfr::topk_softmax<<<(unsigned)((T + kfr::WARPS - 1) / kfr::WARPS), kfr::WARPS * kfr::WARP, 0, stream>>>(s.logits, s.p, idx, T,
                                                                                                      E, K);
         rc = (int)cudaMemsetAsync(s.count, 0, sizeof(int) * (size_t)E, stream);
     }

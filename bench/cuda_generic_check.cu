@@ -87,6 +87,13 @@ void expect(const char *name, int rc, const std::vector<T> &got, const std::vect
         printf("  FAIL %-52s [%lld] got %.9g want %.9g\n", name, bad, (double)f(got[bad]), want[bad]);
 }
 
+/* The output read only here, after every argument of the call (the op's launch among them) was evaluated:
+ * the order of evaluation of a call's arguments is unspecified (GCC takes them right to left). */
+template <class T>
+void expect(const char *name, int rc, const dev<T> &out, const std::vector<double> &want, double atol, double rtol) {
+    expect(name, rc, out.get(), want, atol, rtol);
+}
+
 std::vector<__nv_bfloat16> to_bf16(const std::vector<float> &v) {
     std::vector<__nv_bfloat16> o(v.size());
     for (size_t i = 0; i < v.size(); ++i) o[i] = __float2bfloat16(v[i]);
@@ -113,27 +120,27 @@ void check_maps() {
     dev<float> da(a), db(b), y(n);
     std::vector<double> want(n);
     for (size_t i = 0; i < n; ++i) want[i] = gelu_d{}((double)__bfloat162float(ab[i]));
-    expect("map gelu bf16 -> f32", kfg::map(y.p, dab.p, n, kfg::act::gelu{}, nullptr), y.get(), want, 1e-6, 1e-5);
+    expect("map gelu bf16 -> f32", kfg::map(y.p, dab.p, n, kfg::act::gelu{}, nullptr), y, want, 1e-6, 1e-5);
     for (size_t i = 0; i < n; ++i) want[i] = (double)a[i] * b[i];
-    expect("map2 mul f32", kfg::map2(y.p, da.p, db.p, n, kfg::bin::mul{}, nullptr), y.get(), want, 0, 1e-6);
+    expect("map2 mul f32", kfg::map2(y.p, da.p, db.p, n, kfg::bin::mul{}, nullptr), y, want, 0, 1e-6);
     const long long outer = 3, ch = 7, inner = 11;
     const std::vector<float> v = randn(ch);
     dev<float> dv(v), yc(outer * ch * inner);
     std::vector<double> wc(outer * ch * inner);
     for (long long i = 0; i < outer * ch * inner; ++i) wc[i] = (double)a[i] + v[i / inner % ch];
-    expect("map_channel add", kfg::map_channel(yc.p, da.p, dv.p, outer, ch, inner, kfg::bin::add{}, nullptr), yc.get(),
+    expect("map_channel add", kfg::map_channel(yc.p, da.p, dv.p, outer, ch, inner, kfg::bin::add{}, nullptr), yc,
            wc, 0, 1e-6);
     /* int8: round half to even, clamp */
     const std::vector<float> q = { -200.0f, -128.6f, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 126.5f, 127.4f, 300.0f };
     const std::vector<double> qw = { -128, -128, -2, -2, -0, 0, 2, 2, 126, 127, 127 };
     dev<float> dq(q);
     dev<signed char> yq(q.size());
-    expect("cast f32 -> i8 (ties to even, clamped)", kfg::cast(yq.p, dq.p, q.size(), nullptr), yq.get(), qw, 0, 0);
+    expect("cast f32 -> i8 (ties to even, clamped)", kfg::cast(yq.p, dq.p, q.size(), nullptr), yq, qw, 0, 0);
     dev<__nv_fp8_e4m3> y8(n);
     std::vector<double> w8(n);
     for (size_t i = 0; i < n; ++i) w8[i] = (float)__nv_fp8_e4m3(a[i] * 100.0f);
     kfg::map(y8.p, da.p, n, kfg::act::scale{ 100.0f }, nullptr);
-    expect("map to fp8 e4m3 (saturating)", 0, y8.get(), w8, 0, 0);
+    expect("map to fp8 e4m3 (saturating)", 0, y8, w8, 0, 0);
 }
 
 /* Any-axis reference: y[o, i] = red over k of x[o, k, i]. */
@@ -186,7 +193,7 @@ void check_reductions() {
             char name[96];
             snprintf(name, sizeof name, "reduce %s (%lld, %lld, %lld)", names[r], outer, n, inner);
             expect(name, kfg::reduce(y.p, r == kfg::PROD ? dxp.p : dx.p, outer, n, inner, (kfg::red)r, nullptr),
-                   y.get(), want, 1e-4, 1e-4);
+                   y, want, 1e-4, 1e-4);
         }
         /* arg-reductions over ties: small integers, first index wins */
         std::uniform_int_distribution<int> small(-3, 3);
@@ -209,10 +216,10 @@ void check_reductions() {
             char name[96];
             snprintf(name, sizeof name, "argreduce %s ties i64 (%lld, %lld, %lld)", a ? "ARGMIN" : "ARGMAX", outer, n,
                      inner);
-            expect(name, kfg::argreduce(idx.p, dt.p, outer, n, inner, (kfg::arg)a, nullptr), idx.get(), want, 0, 0);
+            expect(name, kfg::argreduce(idx.p, dt.p, outer, n, inner, (kfg::arg)a, nullptr), idx, want, 0, 0);
             snprintf(name, sizeof name, "argreduce %s ties i32 (%lld, %lld, %lld)", a ? "ARGMIN" : "ARGMAX", outer, n,
                      inner);
-            expect(name, kfg::argreduce(idx32.p, dt.p, outer, n, inner, (kfg::arg)a, nullptr), idx32.get(), want, 0, 0);
+            expect(name, kfg::argreduce(idx32.p, dt.p, outer, n, inner, (kfg::arg)a, nullptr), idx32, want, 0, 0);
         }
         /* scans: sum (inclusive, exclusive, reverse, masked) and max */
         std::vector<unsigned char> m(x.size());
@@ -260,7 +267,7 @@ void check_reductions() {
             snprintf(name, sizeof name, "%s (%lld, %lld, %lld)", lg ? "log_softmax" : "softmax", outer, n, inner);
             expect(name, lg ? kfg::log_softmax(ys.p, dx.p, outer, n, inner, nullptr)
                             : kfg::softmax(ys.p, dx.p, outer, n, inner, nullptr),
-                   ys.get(), want, 1e-6, 1e-4);
+                   ys, want, 1e-6, 1e-4);
         }
     }
     const size_t n = 300001;
@@ -271,9 +278,9 @@ void check_reductions() {
         s += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
         mx = std::max(mx, (double)a[i]);
     }
-    expect("reduce_all2 mean squared error", kfg::reduce_all2(y.p, da.p, db.p, n, sqd{}, 1.0f / n, nullptr), y.get(),
+    expect("reduce_all2 mean squared error", kfg::reduce_all2(y.p, da.p, db.p, n, sqd{}, 1.0f / n, nullptr), y,
            std::vector<double>{ s / n }, 1e-6, 1e-5);
-    expect("reduce_all MAX", kfg::reduce_all(y.p, da.p, n, kfg::MAX, 1.0f, nullptr), y.get(), std::vector<double>{ mx },
+    expect("reduce_all MAX", kfg::reduce_all(y.p, da.p, n, kfg::MAX, 1.0f, nullptr), y, std::vector<double>{ mx },
            0, 0);
 }
 
@@ -300,7 +307,7 @@ void check_norms() {
             }
         }
     expect("group_norm G=2, mean 300, affine", kfg::group_norm(y.p, dx.p, dg.p, db.p, N, C, S, G, eps, nullptr),
-           y.get(), want, 1e-3, 1e-3);
+           y, want, 1e-3, 1e-3);
     /* layer norm over rows of C*S, no affine */
     for (long long n = 0; n < N; ++n) {
         const long long len = C * S;
@@ -313,7 +320,7 @@ void check_norms() {
     }
     expect("layer_norm no affine", kfg::layer_norm(y.p, dx.p, (const float *)nullptr, (const float *)nullptr, N, C * S,
                                                    eps, nullptr),
-           y.get(), want, 1e-3, 1e-3);
+           y, want, 1e-3, 1e-3);
     /* RMS norm over rows of S with gamma [S]: reuse the first S entries of x as gamma */
     for (long long r = 0; r < N * C; ++r) {
         double ms = 0;
@@ -321,14 +328,14 @@ void check_norms() {
         ms /= S;
         for (long long k = 0; k < S; ++k) want[r * S + k] = x[r * S + k] / std::sqrt(ms + eps) * x[k];
     }
-    expect("rms_norm with gamma", kfg::rms_norm(y.p, dx.p, dx.p, N * C, S, eps, nullptr), y.get(), want, 1e-3, 1e-4);
+    expect("rms_norm with gamma", kfg::rms_norm(y.p, dx.p, dx.p, N * C, S, eps, nullptr), y, want, 1e-3, 1e-4);
     /* batch norm, running statistics */
     for (long long i = 0; i < N * C * S; ++i) {
         const long long c = i / S % C;
         want[i] = (x[i] - rm[c]) / std::sqrt(rv[c] + eps) * g[c] + bta[c];
     }
     expect("batch_norm running stats", kfg::batch_norm(y.p, dx.p, dg.p, db.p, dm.p, dv.p, N, C, S, eps, nullptr),
-           y.get(), want, 1e-3, 1e-4);
+           y, want, 1e-3, 1e-4);
     /* batch norm, batch statistics */
     for (long long c = 0; c < C; ++c) {
         double mean = 0, var = 0;
@@ -345,7 +352,7 @@ void check_norms() {
     expect("batch_norm batch stats", kfg::batch_norm(y.p, dx.p, (const float *)nullptr, (const float *)nullptr,
                                                      (const float *)nullptr, (const float *)nullptr, N, C, S, eps,
                                                      nullptr),
-           y.get(), want, 1e-3, 1e-3);
+           y, want, 1e-3, 1e-3);
 }
 
 void check_conv_pool() {
@@ -371,7 +378,7 @@ void check_conv_pool() {
             }
     expect("conv 1-D groups 2 stride 2 pad 2 dil 2 bias", kfg::conv(y.p, dx.p, dw.p, db.p, N, C, O, G, win,
                                                                   kfg::no_epi{}, nullptr),
-           y.get(), want, 1e-5, 1e-5);
+           y, want, 1e-5, 1e-5);
     /* transposed 2-D: stride 2, padding 1, output padding 1, kernel 3, w [C, O, 3, 3] */
     const long long H = 5, W = 4, Ct = 3, Ot = 2;
     const std::vector<float> xt = randn(N * Ct * H * W), wt = randn(Ct * Ot * 9);
@@ -395,7 +402,7 @@ void check_conv_pool() {
     dev<float> dxt(xt), dwt(wt), yt(wantt.size());
     expect("conv_transpose 2-D stride 2 pad 1 out_pad 1",
            kfg::conv_transpose(yt.p, dxt.p, dwt.p, (const float *)nullptr, N, Ct, Ot, 1, wt_win, kfg::no_epi{}, nullptr),
-           yt.get(), wantt, 1e-5, 1e-5);
+           yt, wantt, 1e-5, 1e-5);
     /* pooling 2-D, kernel 3 stride 2 padding 1: max, average of the in-bounds values, average over the window */
     const long long PH = kfg::window_out(wt_win, 0), PW = kfg::window_out(wt_win, 1);
     dev<float> yp(N * Ct * PH * PW);
@@ -418,7 +425,7 @@ void check_conv_pool() {
                     wantp[(nc * PH + i) * PW + j] = op == kfg::POOL_MAX ? m : op == kfg::POOL_AVG ? s / cnt : s / 9;
                 }
         static const char *const names[] = { "pool max", "pool avg", "pool avg count_pad" };
-        expect(names[op], kfg::pool(yp.p, dxt.p, N * Ct, wt_win, (kfg::pool_op)op, nullptr), yp.get(), wantp, 1e-6,
+        expect(names[op], kfg::pool(yp.p, dxt.p, N * Ct, wt_win, (kfg::pool_op)op, nullptr), yp, wantp, 1e-6,
                1e-6);
     }
 }
@@ -447,7 +454,7 @@ void check_gemm() {
                     }
             char name[96];
             snprintf(name, sizeof name, "gemm bf16 x f32 -> bf16 ta=%d tb=%d batch 2, B broadcast, bias", ta, tb);
-            expect(name, kfg::gemm(c.p, da.p, db.p, d, kfg::epi_bias<float>{ dbias.p }, nullptr), c.get(), want, 2e-2,
+            expect(name, kfg::gemm(c.p, da.p, db.p, d, kfg::epi_bias<float>{ dbias.p }, nullptr), c, want, 2e-2,
                    1e-2);
         }
     /* packed fp4 weights with e8m0 block scales of 32, dequantised by a pre-op */
@@ -477,7 +484,7 @@ void check_gemm() {
     kfg::gemm_desc d;
     d.M = Mq, d.N = Nq, d.K = Kq;
     expect("gemm_pre fp4 x e8m0 scales (MX dequantised on the fly)",
-           kfg::gemm_pre(cq.p, dq.p, dbq.p, d, mx_pre{ dsc.p, Kq }, kfg::no_pre{}, kfg::no_epi2{}, nullptr), cq.get(),
+           kfg::gemm_pre(cq.p, dq.p, dbq.p, d, mx_pre{ dsc.p, Kq }, kfg::no_pre{}, kfg::no_epi2{}, nullptr), cq,
            want, 1e-4, 1e-4);
     /* the same weights dequantised into memory */
     dev<float> wq((size_t)Mq * Kq);
@@ -487,7 +494,7 @@ void check_gemm() {
         wdq[e] = (nib & 8 ? -1 : 1) * mag[nib & 7] * std::ldexp(1.0, (int)sc[e / 32] - 127);
     }
     expect("dequantize fp4 with e8m0 blocks of 32", kfg::dequantize(wq.p, dq.p, dsc.p, (long long)wdq.size(), 32, nullptr),
-           wq.get(), wdq, 0, 0);
+           wq, wdq, 0, 0);
     /* int8 quantisation with a float scale per block of 4 */
     const std::vector<float> xs = randn(40, 0.0f, 50.0f), scale = { 0.5f, 1, 2, 0.25f, 4, 1, 1, 3, 0.75f, 1 };
     dev<float> dxs(xs), dscale(scale);
@@ -496,7 +503,7 @@ void check_gemm() {
     for (size_t i = 0; i < xs.size(); ++i)
         wq8[i] = std::max(-128.0, std::min(127.0, (double)std::nearbyint(xs[i] / scale[i / 4])));
     expect("quantize f32 -> i8, scale per block of 4", kfg::quantize(yq.p, dxs.p, dscale.p, (long long)xs.size(), 4, nullptr),
-           yq.get(), wq8, 0, 0);
+           yq, wq8, 0, 0);
 }
 
 void check_attention() {
@@ -529,7 +536,7 @@ void check_attention() {
         a.B = B, a.H = H, a.HKV = HKV, a.Sq = Sq, a.Skv = Skv, a.D = D, a.Dv = Dv, a.scale = scale, a.causal = causal;
         dev<float> dq(q), dk(k), dv(v), o(want.size());
         expect(causal ? "attention causal GQA Sq < Skv, Dv != D" : "attention GQA Sq < Skv, Dv != D",
-               kfg::attention(o.p, dq.p, dk.p, dv.p, a, nullptr), o.get(), want, 1e-5, 1e-4);
+               kfg::attention(o.p, dq.p, dk.p, dv.p, a, nullptr), o, want, 1e-5, 1e-4);
         /* the same keys in pages of PS tokens [P, PS, HKV, D], placed in reverse order */
         const int pages = (Skv + PS - 1) / PS, P = B * pages;
         std::vector<float> kp((size_t)P * PS * HKV * D, 0.0f), vp((size_t)P * PS * HKV * Dv, 0.0f);
@@ -547,7 +554,7 @@ void check_attention() {
         dev<int> dtable(table);
         expect(causal ? "attention_paged causal (reversed pages)" : "attention_paged (reversed pages)",
                kfg::attention_paged(o.p, dq.p, dkp.p, dvp.p, dtable.p, (const int *)nullptr, a, PS, pages, nullptr),
-               o.get(), want, 1e-5, 1e-4);
+               o, want, 1e-5, 1e-4);
     }
 }
 
@@ -562,7 +569,7 @@ void check_gathers() {
     std::vector<double> want(rows * cols);
     for (long long r = 0; r < rows; ++r)
         for (long long c = 0; c < cols; ++c) want[r * cols + c] = x[idx[r] * cols + c];
-    expect("gather_rows i64 indices", kfg::gather_rows(y.p, dx.p, didx.p, rows, cols, nullptr), y.get(), want, 0, 0);
+    expect("gather_rows i64 indices", kfg::gather_rows(y.p, dx.p, didx.p, rows, cols, nullptr), y, want, 0, 0);
     for (int r : { (int)kfg::SUM, (int)kfg::MEAN, (int)kfg::MAX }) {
         std::vector<double> ws(S * cols);
         for (long long s = 0; s < S; ++s)
@@ -576,7 +583,7 @@ void check_gathers() {
         static const char *const names[] = { "segment_reduce SUM (an empty segment)", "segment_reduce MEAN",
                                              "segment_reduce MAX" };
         expect(names[r == kfg::SUM ? 0 : r == kfg::MEAN ? 1 : 2],
-               kfg::segment_reduce(ys.p, dx.p, doff.p, S, cols, (kfg::red)r, nullptr), ys.get(), ws, 1e-6, 1e-6);
+               kfg::segment_reduce(ys.p, dx.p, doff.p, S, cols, (kfg::red)r, nullptr), ys, ws, 1e-6, 1e-6);
     }
 }
 

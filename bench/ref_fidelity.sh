@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Reference fidelity (issue 16.3), on the GPU machine: the judge's ref_time_ms for every task with a CUDA
-# reference beside a standalone timing of the same reference object in the same run (bench/ref_fidelity.py
-# says how), and their ratio; target: every task within 3%. Exit 0 when every task is within it.
-# Usage: bash bench/ref_fidelity.sh [--tasks a,b] [--probe] [--iters N] [--label L]
+# Reference fidelity (issue 16.3), on the GPU machine: the judge's ref_time_ms for every single-GPU task with
+# a CUDA reference beside a standalone timing of the same reference object in the same run
+# (bench/ref_fidelity.py says how), and their ratio; target: every task within 3%. Exit 0 when all are.
+# Usage: bash bench/ref_fidelity.sh [--tasks a,b] [--from DIR] [--probe] [--iters N] [--label L]
+#   --from DIR  the judge's results of bench/judge_examples.sh --out DIR (ok ones), instead of new submissions
 #   KF_BIN   the directory holding kforge and its runners (default build; ref_so is looked for there and in
 #            build/bench), KF_LIBS the library path for kforge's programs alone, OUT the log directory.
 # build/bench/ref_time is built here with nvcc when missing (bench/gpu-bundle.sh builds it ahead).

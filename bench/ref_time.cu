@@ -1,6 +1,8 @@
 /* A standalone timer for one kforge-built kernel object (kf_shim_call in the .so that bench/ref_so prints),
- * independent of kforge's judge: its own buffers, its own input draws, its own flush and its own clock.
- * Each timed call gets fresh input values, poisoned outputs and an L2 flush (a write over twice the L2), then
+ * independent of kforge's judge: its own buffers, its own flush and its own clock. The input values are
+ * kforge's draws at the bench shape (files that bench/ref_so --args writes: the same distributions, so
+ * index-driven kernels run the same work), uploaded once and copied afresh into the tensors before each call.
+ * Each timed call gets those inputs restored, poisoned outputs and an L2 flush (a write over twice the L2), then
  * CUDA events around that one call; the median of --iters calls after two warm-up calls is printed as one
  * JSON line. The other options reproduce what the judge's set-up differs in, to find what moves a time:
  *   --method sleep   (default) a kernel that sleeps ~1 ms is queued ahead of the start event, so the whole
@@ -13,12 +15,10 @@
  *   --ipc            the area belongs to a parent process (another CUDA context) that draws the inputs, poisons
  *                    and flushes before each call and waits for it, as the judge does; the call and its events
  *                    run in this process on the memory opened through CUDA IPC
- *   --dist unit      every float input N(0, 1) instead of the task's distributions
- * Tensors: --tensor DTYPE:COUNT:KIND:A:B[:LEVELS] for each input in order (DTYPE f32|bf16|i32, KIND
- * normal(mean, std)|uniform(lo, hi)|int(lo, hi)|ties(lo, hi, levels)), then --tensor DTYPE:COUNT:out for each
- * output; --ints the symbol values in the task's order. Built by bench/ref_fidelity.sh with nvcc. */
+ * Buffers, in the shim's order: --tensor in:BYTES:PATH for each input, --tensor out:BYTES for each output, then
+ * --tensor ws:BYTES for a workspace; --ints the shim's ints (symbols, then scalars). bench/ref_so --args prints
+ * both. Built by bench/ref_fidelity.sh (or bench/gpu-bundle.sh) with nvcc. */
 #include <cuda_runtime.h>
-#include <cuda_bf16.h>
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -36,19 +38,15 @@ namespace {
 constexpr int WARMUP = 2, DEFAULT_ITERS = 100;
 constexpr size_t AREA_ALIGN = 4096;                    /* the judge's per-tensor alignment */
 constexpr unsigned long long SLEEP_NS = 1000000;       /* ahead of the start event: longer than any enqueue */
-constexpr int FILL_BLOCKS = 4096, FILL_THREADS = 256;
-constexpr int POISON_BYTE = 0xFF;                      /* NaN in f32 and bf16 */
+constexpr int POISON_BYTE = 0xFF;                      /* NaN in the float dtypes */
 constexpr int MAX_TENSORS = 16, MAX_INTS = 16;
 
-enum dtype { F32, BF16, I32 };
-enum kind { NORMAL, UNIFORM, INT, TIES, OUTPUT };
+enum kind { INPUT, OUTPUT, WORKSPACE };
 
 struct tensor {
-    dtype dt;
-    long long n;
     kind k;
-    double a, b;
-    int levels;
+    size_t bytes;
+    std::string path; /* inputs: the drawn values */
 };
 
 struct options {
@@ -57,7 +55,7 @@ struct options {
     std::vector<long long> ints;
     int iters = DEFAULT_ITERS;
     std::string method = "sleep", layout = "separate";
-    bool ipc = false, unit = false;
+    bool ipc = false;
 };
 
 [[noreturn]] void die(const char *what, const char *detail = "") {
@@ -71,33 +69,6 @@ void ok(cudaError_t e, const char *what) {
     exit(3);
 }
 
-size_t dsize(dtype d) { return d == BF16 ? 2 : 4; }
-
-/* ---- fresh inputs: a counter-based hash per element, Box-Muller for normals ---- */
-__device__ unsigned long long mix(unsigned long long z) {
-    z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdull;
-    z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ull;
-    return z ^ (z >> 33);
-}
-
-__device__ double u01(unsigned long long h) { return ((h >> 11) + 0.5) * 0x1.0p-53; }
-
-__global__ void fill(void *p, dtype dt, long long n, kind k, double a, double b, int levels, unsigned long long seed) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        const unsigned long long h1 = mix(seed ^ (unsigned long long)i * 0x9e3779b97f4a7c15ull), h2 = mix(h1 + 1);
-        double v;
-        if (k == NORMAL) v = a + b * sqrt(-2.0 * log(u01(h1))) * cospi(2.0 * u01(h2));
-        else if (k == UNIFORM) v = a + (b - a) * u01(h1);
-        else if (k == INT) v = floor(a + (b - a + 1) * u01(h1));
-        else {
-            const int l = min((int)(u01(h1) * levels), levels - 1);
-            v = a + (b - a) * l / (levels - 1) + (u01(h2) - 0.5) * 1e-3;
-        }
-        if (dt == F32) ((float *)p)[i] = (float)v;
-        else if (dt == BF16) ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn((float)v);
-        else ((int *)p)[i] = (int)fmin(v, b);
-    }
-}
 
 __global__ void sleep_kernel(unsigned long long ns) {
     unsigned long long t0, t;
@@ -112,15 +83,32 @@ __global__ void sleep_kernel(unsigned long long ns) {
 struct buffers {
     std::vector<char *> p;       /* per tensor, in this process */
     char *area = nullptr;        /* layout area or IPC: the one allocation */
+    std::vector<char *> pristine; /* per tensor: the input's values on the device (nullptr for the others) */
     void *flush = nullptr;
     size_t flush_bytes = 0;
 };
+
+/* Each input's file, uploaded once. */
+void load_inputs(const options &o, buffers &b) {
+    for (const tensor &t : o.t) {
+        char *q = nullptr;
+        if (t.k == INPUT) {
+            std::ifstream f(t.path, std::ios::binary);
+            std::vector<char> host((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+            if (!f.good() && !f.eof()) die("cannot read ", t.path.c_str());
+            if (host.size() != t.bytes) die("input file of the wrong size: ", t.path.c_str());
+            ok(cudaMalloc(&q, t.bytes ? t.bytes : 1), "input copy");
+            ok(cudaMemcpy(q, host.data(), t.bytes, cudaMemcpyHostToDevice), "input upload");
+        }
+        b.pristine.push_back(q);
+    }
+}
 
 size_t area_bytes(const options &o, std::vector<size_t> &off) {
     size_t at = 0;
     for (const tensor &t : o.t) {
         off.push_back(at);
-        at += (t.n * dsize(t.dt) + AREA_ALIGN - 1) / AREA_ALIGN * AREA_ALIGN;
+        at += (t.bytes + AREA_ALIGN - 1) / AREA_ALIGN * AREA_ALIGN;
     }
     return at;
 }
@@ -132,18 +120,12 @@ void alloc_flush(buffers &b) {
     ok(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
 }
 
-/* Fresh inputs, poisoned outputs, a flush; nothing is waited for. */
+/* Inputs restored, outputs and workspace poisoned, a flush; nothing is waited for. */
 void prepare(const options &o, const std::vector<char *> &p, const buffers &b, int it, cudaStream_t s) {
     for (size_t i = 0; i < o.t.size(); ++i) {
         const tensor &t = o.t[i];
-        if (t.k == OUTPUT) {
-            ok(cudaMemsetAsync(p[i], POISON_BYTE, t.n * dsize(t.dt), s), "poison");
-            continue;
-        }
-        const bool unit = o.unit && t.dt != I32;
-        fill<<<FILL_BLOCKS, FILL_THREADS, 0, s>>>(p[i], t.dt, t.n, unit ? NORMAL : t.k, unit ? 0.0 : t.a,
-                                                   unit ? 1.0 : t.b, t.levels, 1000003ull * it + i);
-        ok(cudaGetLastError(), "fill");
+        if (t.k == INPUT) ok(cudaMemcpyAsync(p[i], b.pristine[i], t.bytes, cudaMemcpyDeviceToDevice, s), "input");
+        else ok(cudaMemsetAsync(p[i], POISON_BYTE, t.bytes, s), "poison");
     }
     ok(cudaMemsetAsync(b.flush, it & 0xff, b.flush_bytes, s), "flush");
 }
@@ -197,9 +179,9 @@ void run(const options &o, std::vector<char *> &p, buffers &b, int to_parent, in
             enq.push_back(h1 - h0);
         }
     }
-    printf("{\"method\":\"%s\",\"layout\":\"%s\",\"ipc\":%s,\"dist\":\"%s\",\"n\":%zu,\"median_ms\":%.5f,"
+    printf("{\"method\":\"%s\",\"layout\":\"%s\",\"ipc\":%s,\"n\":%zu,\"median_ms\":%.5f,"
            "\"p10_ms\":%.5f,\"p90_ms\":%.5f,\"min_ms\":%.5f,\"enqueue_us_median\":%.2f,\"enqueue_us_p90\":%.2f}\n",
-           o.method.c_str(), o.ipc ? "area" : o.layout.c_str(), o.ipc ? "true" : "false", o.unit ? "unit" : "task",
+           o.method.c_str(), o.ipc ? "area" : o.layout.c_str(), o.ipc ? "true" : "false",
            ms.size(), pct(ms, 0.5), pct(ms, 0.1), pct(ms, 0.9), pct(ms, 0.0), pct(enq, 0.5), pct(enq, 0.9));
     fflush(stdout);
 }
@@ -219,6 +201,7 @@ int ipc_parent(const options &o, int cmd, int ack, int handle_out, pid_t child) 
     buffers b;
     std::vector<char *> p;
     b.area = make_area(o, p);
+    load_inputs(o, b);
     alloc_flush(b);
     cudaIpcMemHandle_t h;
     ok(cudaIpcGetMemHandle(&h, b.area), "IPC handle");
@@ -237,19 +220,22 @@ int ipc_parent(const options &o, int cmd, int ack, int handle_out, pid_t child) 
     return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }
 
+/* in:BYTES:PATH | out:BYTES | ws:BYTES */
 tensor parse_tensor(const char *s) {
-    char dt[8] = {0}, k[12] = {0};
+    char k[4] = {0};
+    unsigned long long bytes = 0;
+    int at = 0;
+    if (sscanf(s, "%3[a-z]:%llu%n", k, &bytes, &at) < 2) die("bad --tensor ", s);
     tensor t{};
-    double a = 0, b = 0;
-    int levels = 0;
-    const int got = sscanf(s, "%7[^:]:%lld:%11[^:]:%lf:%lf:%d", dt, &t.n, k, &a, &b, &levels);
-    if (got < 3) die("bad --tensor ", s);
-    t.dt = !strcmp(dt, "f32") ? F32 : !strcmp(dt, "bf16") ? BF16 : !strcmp(dt, "i32") ? I32 : (die("dtype ", dt), F32);
-    t.k = !strcmp(k, "normal") ? NORMAL : !strcmp(k, "uniform") ? UNIFORM : !strcmp(k, "int") ? INT
-        : !strcmp(k, "ties") ? TIES : !strcmp(k, "out") ? OUTPUT : (die("kind ", k), OUTPUT);
-    if (t.k != OUTPUT && got < 5) die("bad --tensor ", s);
-    if (t.k == TIES && levels < 2) die("ties needs levels >= 2: ", s);
-    t.a = a, t.b = b, t.levels = levels;
+    t.bytes = bytes;
+    t.k = !strcmp(k, "in") ? INPUT : !strcmp(k, "out") ? OUTPUT : !strcmp(k, "ws") ? WORKSPACE
+        : (die("bad --tensor kind (in, out or ws): ", s), OUTPUT);
+    if (t.k == INPUT) {
+        if (s[at] != ':' || !s[at + 1]) die("an input needs its file: ", s);
+        t.path = s + at + 1;
+    } else if (s[at]) {
+        die("bad --tensor ", s);
+    }
     return t;
 }
 
@@ -259,7 +245,6 @@ options parse(int argc, char **argv) {
         const std::string a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (a == "--ipc") o.ipc = true;
-        else if (a == "--dist" && v) o.unit = !strcmp(argv[++i], "unit");
         else if (a == "--so" && v) o.so = argv[++i];
         else if (a == "--tensor" && v) o.t.push_back(parse_tensor(argv[++i]));
         else if (a == "--iters" && v) o.iters = atoi(argv[++i]);
@@ -269,7 +254,7 @@ options parse(int argc, char **argv) {
             for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(nullptr, ",")) o.ints.push_back(atoll(tok));
         } else {
             die("usage: ref_time --so PATH --ints A,B --tensor ... [--iters N] [--method sleep|events|busy] "
-                "[--layout separate|area] [--ipc] [--dist unit]");
+                "[--layout separate|area] [--ipc]");
         }
     }
     if (!o.so || o.t.empty() || (int)o.t.size() > MAX_TENSORS || (int)o.ints.size() > MAX_INTS || o.iters < 1)
@@ -291,10 +276,11 @@ int main(int argc, char **argv) {
         } else {
             for (const tensor &t : o.t) {
                 char *q = nullptr;
-                ok(cudaMalloc(&q, t.n * dsize(t.dt)), "tensor");
+                ok(cudaMalloc(&q, t.bytes ? t.bytes : 1), "tensor");
                 p.push_back(q);
             }
         }
+        load_inputs(o, b);
         alloc_flush(b);
         run(o, p, b, -1, -1);
         return 0;

@@ -3,7 +3,7 @@
 # vendor_baseline is copied with vendor libraries allowed, and its baseline is submitted to the copy through
 # `kforge submit --backend cuda`: checked against the fp64 oracle on the test, ragged, hidden and stress shapes and
 # against the reference at the bench shape, then timed beside the reference and beside itself as the vendor column.
-# Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device tool with carry [".gpu"]:
+# Build and bundle here first (bash bench/gpu-bundle.sh), then run through the device tool with carry [".gpu/bin", ".gpu/lib"]:
 #   bash bench/vendor_check.sh [TASK...]      (default: every task with a vendor baseline; KF_BUNDLE: other bundle)
 # One line per task; the JSON records land in $OUT (or /tmp/kforge-vendor-out). Exit 1 if any verdict is not ok.
 set -u

@@ -493,7 +493,7 @@ static int check_with_oracle(struct mj *j, const struct trial *tr, const char *c
 	if (j->verdict == KF_V_OK && download_outputs(j, &tr->shape, j->again, err) != KF_OK)
 		return err->code;
 	for (int i = t->n_inputs; i < n_tensors(t) && j->verdict == KF_V_OK; i++)
-		if (memcmp(j->host[i], j->again[i], (size_t)kf_task_numel(t, i, &tr->shape) * kf_dtype_size(t->tensors[i].dtype)))
+		if (memcmp(j->host[i], j->again[i], kf_task_tensor_bytes(t, i, &tr->shape)))
 			reject(j, KF_V_UNWRITTEN_OUTPUT, "%s: output %s still changing after kf_launch returned (work left running)",
 			       ctx, t->tensors[i].name);
 	return KF_OK;

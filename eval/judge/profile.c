@@ -397,7 +397,7 @@ static int prepare(struct run *r, const struct kf_shape *s, kf_err *err)
 	const struct kf_task *t = r->t;
 	size_t total = 0;
 	for (int i = 0; i < n_tensors(t); i++) {
-		size_t bytes = (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
+		size_t bytes = kf_task_tensor_bytes(t, i, s);
 		r->off[i] = total;
 		total += (bytes + PROFILE_BUF_ALIGN - 1) / PROFILE_BUF_ALIGN * PROFILE_BUF_ALIGN;
 	}

@@ -171,12 +171,6 @@ static int n_tensors(const struct kf_task *t)
 	return t->n_inputs + t->n_outputs;
 }
 
-static size_t tensor_bytes(const struct kf_task *t, int i, const struct kf_shape *s)
-{
-	return (size_t)kf_task_numel(t, i, s) * kf_dtype_size(t->tensors[i].dtype);
-}
-
-
 static void note_shape(struct kf_trials *tr, const struct kf_shape *s)
 {
 	bool oracle = kf_judge_uses_oracle(tr->t, s);
@@ -369,7 +363,7 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 	if (!tr->runner)
 		return KF_OK;
 	for (int i = 0; i < t->n_inputs; i++)
-		if (tr->ops->upload(tr->area, tr->off[i], tr->host[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (tr->ops->upload(tr->area, tr->off[i], tr->host[i], kf_task_tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 	for (int i = t->n_inputs; i < n_tensors(t); i++)
 		if (tr->ops->poison(tr->area, tr->off[i], t->tensors[i].dtype, kf_task_numel(t, i, s), err) != KF_OK)
@@ -393,7 +387,7 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 		return KF_OK;
 	}
 	for (int i = 0; i < t->n_inputs; i++) {
-		size_t bytes = tensor_bytes(t, i, s);
+		size_t bytes = kf_task_tensor_bytes(t, i, s);
 		if (tr->ops->download(tr->area, tr->off[i], tr->check[i], bytes, err) != KF_OK)
 			return err->code;
 		if (memcmp(tr->check[i], tr->host[i], bytes)) {
@@ -403,7 +397,7 @@ static int call_once(struct kf_trials *tr, const struct kf_trial *trial, const c
 	}
 	for (int i = t->n_inputs; i < n_tensors(t); i++) {
 		int64_t n = kf_task_numel(t, i, s), first;
-		if (tr->ops->download(tr->area, tr->off[i], tr->host[i], tensor_bytes(t, i, s), err) != KF_OK)
+		if (tr->ops->download(tr->area, tr->off[i], tr->host[i], kf_task_tensor_bytes(t, i, s), err) != KF_OK)
 			return err->code;
 		int64_t bad = kf_tensor_count_poison(t->tensors[i].dtype, tr->host[i], n, &first);
 		if (bad) {
@@ -437,14 +431,14 @@ static int compute_expected(struct kf_trials *tr, const struct kf_shape *s, kf_e
 		for (int i = 0; i < kf_task_n_bufs(t, tr->b); i++) {
 			args[i] = tr->ops->ptr(tr->refarea, tr->off[i]);
 			if (i < t->n_inputs &&
-			    tr->ops->upload(tr->refarea, tr->off[i], tr->host[i], tensor_bytes(t, i, s), err) != KF_OK)
+			    tr->ops->upload(tr->refarea, tr->off[i], tr->host[i], kf_task_tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
 		}
 		rc = tr->ref.call(args, ints, tr->ops->stream(tr->refarea));
 		if (tr->ops->sync(tr->refarea, err) != KF_OK)
 			return err->code;
 		for (int i = t->n_inputs; i < n_tensors(t) && rc == 0; i++) {
-			if (tr->ops->download(tr->refarea, tr->off[i], tr->check[i], tensor_bytes(t, i, s), err) != KF_OK)
+			if (tr->ops->download(tr->refarea, tr->off[i], tr->check[i], kf_task_tensor_bytes(t, i, s), err) != KF_OK)
 				return err->code;
 			kf_tensor_to_double(t->tensors[i].dtype, tr->check[i], tr->dval[i], kf_task_numel(t, i, s));
 		}
@@ -505,7 +499,7 @@ int kf_trials_repeat(struct kf_trials *tr, const struct kf_trial *trial, int run
 		for (int i = t->n_inputs; i < n_tensors(t); i++) {
 			const struct kf_tensor *ten = &t->tensors[i];
 			int64_t n = kf_task_numel(t, i, trial->shape);
-			size_t bytes = tensor_bytes(t, i, trial->shape);
+			size_t bytes = kf_task_tensor_bytes(t, i, trial->shape);
 			if (k == 0) {
 				memcpy(tr->keep[i], tr->host[i], bytes);
 				continue;
@@ -1562,7 +1556,7 @@ static int write_inputs(struct kf_trials *tr, const struct kf_shape *s, uint64_t
 	for (int i = 0; i < t->n_inputs; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/in%d", dir, i);
-		size_t bytes = tensor_bytes(t, i, s);
+		size_t bytes = kf_task_tensor_bytes(t, i, s);
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		bool ok = fd >= 0 && write(fd, tr->host[i], bytes) == (ssize_t)bytes;
 		if (fd >= 0)
@@ -1614,7 +1608,7 @@ static int sanitize_shape(struct kf_trials *tr, const struct sanitizer_run *sr, 
 		argv[a++] = nums[k++];
 	}
 	for (int i = 0; i < n_tensors(t); i++) {
-		snprintf(nums[k], sizeof nums[k], "%zu", tensor_bytes(t, i, s));
+		snprintf(nums[k], sizeof nums[k], "%zu", kf_task_tensor_bytes(t, i, s));
 		argv[a++] = nums[k++];
 	}
 	argv[a] = NULL;

@@ -353,6 +353,11 @@ int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape
 	return n;
 }
 
+size_t kf_task_tensor_bytes(const struct kf_task *t, int tensor, const struct kf_shape *s)
+{
+	return (size_t)kf_task_numel(t, tensor, s) * kf_dtype_size(t->tensors[tensor].dtype);
+}
+
 /* Resolves an expression of a distribution at s; false when it does not evaluate there (the loader
  * checked every shape of the spec). */
 static bool dist_expr(const struct kf_task *t, const char *text, const struct kf_shape *s, int64_t *out)

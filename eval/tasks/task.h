@@ -196,6 +196,7 @@ void kf_task_list_free(struct kf_task **ts, int n);
 int kf_task_eval(const struct kf_task *t, const char *expr, const struct kf_shape *s, int64_t *out,
 		 kf_err *err);
 int64_t kf_task_numel(const struct kf_task *t, int tensor, const struct kf_shape *s);
+size_t kf_task_tensor_bytes(const struct kf_task *t, int tensor, const struct kf_shape *s); /* numel x dtype size */
 /* The distribution input `input` is drawn from at shape s: the stress variant's override when
  * st has one, its fan-in applied. */
 struct kf_dist kf_task_dist(const struct kf_task *t, int input, const struct kf_stress *st,

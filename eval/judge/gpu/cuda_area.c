@@ -234,9 +234,41 @@ static int area_poison(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n
 	return r == CUDA_SUCCESS ? KF_OK : kf_errf(err, KF_EINTERNAL, "poisoning outputs on the GPU failed (CUresult %d)", r);
 }
 
+/* The kinds kf_cuda_fill draws on the device. Format v2's generators (permutations, sorted offsets,
+ * page tables, top-k rows, choices, block scales...) relate elements to each other: they are drawn on
+ * the host by the CPU judge's own code and uploaded. Drawn any other way they would be wrong values
+ * that every check and every time of the task then runs on (all-zero page tables gathered one page). */
+static bool device_draws(enum kf_dist_kind k)
+{
+	return k == KF_DIST_NORMAL || k == KF_DIST_UNIFORM || k == KF_DIST_TIES || k == KF_DIST_INT;
+}
+
+static int host_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
+		     uint64_t seed, kf_err *err)
+{
+	size_t bytes = (size_t)n * kf_dtype_size(d);
+	void *host = kf_xmalloc(bytes ? bytes : 1);
+	struct kf_sampler *smp = kf_sampler_new();
+	int rc;
+	if (!smp) {
+		rc = kf_errf(err, KF_EINTERNAL, "no memory for the input sampler");
+		goto out;
+	}
+	kf_rng r;
+	kf_rng_seed(&r, seed);
+	kf_tensor_fill(smp, &r, dist, d, host, n);
+	rc = area_upload(a, off, host, bytes, err);
+out:
+	kf_sampler_free(smp);
+	free(host);
+	return rc;
+}
+
 static int area_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, const struct kf_dist *dist,
 		     uint64_t seed, kf_err *err)
 {
+	if (!device_draws(dist->kind))
+		return host_fill(a, off, d, n, dist, seed, err);
 	struct kf_cuda_dist cd = { (int)dist->kind, dist->a, dist->b, dist->levels };
 	cudaError_t e = kf_cuda_fill(a->dev + off, (int)d, n, cd, seed, a->stream);
 	if (e == cudaSuccess)

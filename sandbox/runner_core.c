@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -468,8 +470,64 @@ static void on_link(struct supervisor *s)
 		fail_setup(s, "acknowledging the runner", errno);
 }
 
+/* A profiled run (kf_runner_profile) may open what CUPTI's profiler reads while it replays a call: the
+ * driver's device nodes and files, the CUDA install. Never timed and never judged, it still gets no file
+ * of the machine beyond these: the supervisor reads the path out of the runner, resolves it in its own
+ * view (the same mount namespace), opens it itself and hands the descriptor over as the call's result, so
+ * what was checked is what was opened (the runner's memory may change in between). Anything else gets
+ * EACCES, and CUPTI reports the metric unavailable. */
+static const char *const profile_open_roots[] = { "/dev/nvidia", "/usr/local/cuda/", "/usr/local/cuda-",
+						  "/proc/driver/nvidia/", "/sys/devices/", "/sys/bus/pci/",
+						  "/sys/module/nvidia" };
+
+static bool profile_open_allowed(const char *path, int flags)
+{
+	bool dev = strncmp(path, "/dev/nvidia", strlen("/dev/nvidia")) == 0;
+	if ((flags & (O_CREAT | O_TRUNC | O_APPEND)) || ((flags & O_ACCMODE) != O_RDONLY && !dev))
+		return false;
+	for (size_t i = 0; i < sizeof profile_open_roots / sizeof profile_open_roots[0]; i++)
+		if (!strncmp(path, profile_open_roots[i], strlen(profile_open_roots[i])))
+			return true;
+	return false;
+}
+
+static void profile_open(struct supervisor *s, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp resp = { .id = req->id, .error = -EACCES };
+	char path[PATH_MAX], real[PATH_MAX];
+	/* Two pieces split at a page boundary: a read stops at an element it cannot do whole, and the path
+	 * may end right before an unmapped page. */
+	uintptr_t at = (uintptr_t)req->data.args[1], page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t first = page - at % page < sizeof path - 1 ? page - at % page : sizeof path - 1;
+	struct iovec local = { path, sizeof path - 1 };
+	struct iovec remote[2] = { { (void *)at, first }, { (void *)(at + first), sizeof path - 1 - first } };
+	ssize_t n = process_vm_readv((pid_t)req->pid, &local, 1, remote, remote[1].iov_len ? 2 : 1, 0);
+	int flags = (int)req->data.args[2], fd = -1;
+	if (n > 0) {
+		path[n] = 0;
+		/* The read is only meaningful while the call still waits (the pid not reused). */
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0 && path[0] == '/' &&
+		    memchr(path, 0, (size_t)n) && realpath(path, real) && profile_open_allowed(real, flags))
+			fd = open(real, (flags & (O_ACCMODE | O_NONBLOCK | O_DIRECTORY)) | O_CLOEXEC | O_NOCTTY);
+	}
+	if (fd >= 0) {
+		struct seccomp_notif_addfd add = {
+			.id = req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (uint32_t)fd,
+			.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
+		};
+		bool sent = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0;
+		close(fd);
+		if (sent)
+			return;
+	}
+	ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* fails only when the caller went away */
+}
+
 /* One notified system call: the loader's open of the candidate is answered with the judge's
- * descriptor, atomically as the call's result; anything else ends the runner and is reported. */
+ * descriptor, atomically as the call's result; in a profiled run, the profiler's opens are brokered
+ * (profile_open); anything else ends the runner and is reported. */
 static void on_notification(struct supervisor *s)
 {
 	struct seccomp_notif req;
@@ -490,6 +548,10 @@ static void on_notification(struct supervisor *s)
 		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
 			fail_setup(s, "handing the candidate to the loader (SECCOMP_IOCTL_NOTIF_ADDFD)", errno);
 		close(KF_RFD_SO);
+		return;
+	}
+	if (kf_runner_profile && s->so_given && req.data.arch == AUDIT_ARCH_X86_64 && req.data.nr == SYS_openat) {
+		profile_open(s, &req);
 		return;
 	}
 	s->violated = true;

@@ -53,7 +53,7 @@ CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # The runner is its own small program, never built with sanitizers: their shadow memory
 # would not fit under the runner's RLIMIT_DATA cap, and it is not kforge's own process.
-RUNNER_CPU_SRC := sandbox/runner_cpu.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c
+RUNNER_CPU_SRC := sandbox/runner_cpu.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c sandbox/profile_open.c
 RUNNER_CPU_OBJ := $(RUNNER_CPU_SRC:%.c=$(BUILD)/robj/%.o)
 TEST_SUPPORT_SRC := $(wildcard tests/support/*.c)
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
@@ -127,7 +127,7 @@ CUDA_RPATH := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 RUNNER_CUDA := $(BUILD)/kforge-runner-cuda
 CUDA_LIBKF := $(BUILD)/libkforge-cuda.so
 RUNNER_CUDA_SRC := sandbox/runner_cuda.c sandbox/runner_core.c sandbox/runner_seccomp.c sandbox/jail.c \
-	sandbox/profile_cuda.c sandbox/runner_cuda_common.c
+	sandbox/profile_open.c sandbox/profile_cuda.c sandbox/runner_cuda_common.c
 RUNNER_CUDA_OBJ := $(RUNNER_CUDA_SRC:%.c=$(BUILD)/robj/%.o)
 all: $(RUNNER_CUDA) $(CUDA_LIBKF)
 HELPERS += $(RUNNER_CUDA) $(CUDA_LIBKF)

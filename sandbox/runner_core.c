@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "sandbox/jail.h"
+#include "sandbox/profile_open.h"
 #include "sandbox/runner_proto.h"
 #include "sandbox/runner_seccomp.h"
 
@@ -470,27 +471,12 @@ static void on_link(struct supervisor *s)
 		fail_setup(s, "acknowledging the runner", errno);
 }
 
-/* A profiled run (kf_runner_profile) may open what CUPTI's profiler reads while it replays a call: the
- * driver's device nodes and files, the CUDA install. Never timed and never judged, it still gets no file
- * of the machine beyond these: the supervisor reads the path out of the runner, resolves it in its own
- * view (the same mount namespace), opens it itself and hands the descriptor over as the call's result, so
- * what was checked is what was opened (the runner's memory may change in between). Anything else gets
- * EACCES, and CUPTI reports the metric unavailable. */
-static const char *const profile_open_roots[] = { "/dev/nvidia", "/usr/local/cuda/", "/usr/local/cuda-",
-						  "/proc/driver/nvidia/", "/sys/devices/", "/sys/bus/pci/",
-						  "/sys/module/nvidia" };
-
-static bool profile_open_allowed(const char *path, int flags)
-{
-	bool dev = strncmp(path, "/dev/nvidia", strlen("/dev/nvidia")) == 0;
-	if ((flags & (O_CREAT | O_TRUNC | O_APPEND)) || ((flags & O_ACCMODE) != O_RDONLY && !dev))
-		return false;
-	for (size_t i = 0; i < sizeof profile_open_roots / sizeof profile_open_roots[0]; i++)
-		if (!strncmp(path, profile_open_roots[i], strlen(profile_open_roots[i])))
-			return true;
-	return false;
-}
-
+/* A profiled run (kf_runner_profile) may open what CUPTI's profiler reads while it replays a call
+ * (sandbox/profile_open.h says what). Never timed and never judged, it still gets no other file of the
+ * machine: the supervisor reads the path out of the runner, decides on it in its own view (the same mount
+ * and pid namespaces), opens it itself and hands the descriptor over as the call's result, so what was
+ * checked is what was opened (the runner's memory may change in between). Anything else gets EACCES,
+ * and CUPTI reports the metric unavailable. */
 static void profile_open(struct supervisor *s, const struct seccomp_notif *req)
 {
 	struct seccomp_notif_resp resp = { .id = req->id, .error = -EACCES };
@@ -506,8 +492,8 @@ static void profile_open(struct supervisor *s, const struct seccomp_notif *req)
 	if (n > 0) {
 		path[n] = 0;
 		/* The read is only meaningful while the call still waits (the pid not reused). */
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0 && path[0] == '/' &&
-		    memchr(path, 0, (size_t)n) && realpath(path, real) && profile_open_allowed(real, flags))
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0 && memchr(path, 0, (size_t)n) &&
+		    kf_profile_open_path(path, (pid_t)req->pid, flags, real, sizeof real))
 			fd = open(real, (flags & (O_ACCMODE | O_NONBLOCK | O_DIRECTORY)) | O_CLOEXEC | O_NOCTTY);
 	}
 	if (fd >= 0) {

@@ -77,7 +77,9 @@ def main():
     label = opts[opts.index("--label") + 1] if "--label" in opts else "judge"
     from_dir = opts[opts.index("--from") + 1] if "--from" in opts else None
     probe = "--probe" in opts
-    inputs = tempfile.mkdtemp(prefix="kforge-ref-inputs-")  # hundreds of MB a task: never in OUT
+    # Hundreds of MB a task, written and read back once: memory (/dev/shm) where there is one, never OUT.
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    inputs = tempfile.mkdtemp(prefix="kforge-ref-inputs-", dir=shm)
     os.makedirs(f"{out}/cand", exist_ok=True)
     kf_env = dict(os.environ)  # kforge's programs alone see its carried libraries (KF_LIBS)
     if os.environ.get("KF_LIBS"):

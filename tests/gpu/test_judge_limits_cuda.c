@@ -75,6 +75,11 @@ Test(judge_limits_cuda, times_a_runner_that_under_reports_by_its_own_clock)
 		const cJSON *cand = cJSON_GetObjectItem(cJSON_GetObjectItem(forged.json, "timing"), "candidate");
 		cr_expect(num(cand, "charged_ns") > 0 || num(cand, "claims_rejected") > 0,
 			  "the forged claims were believed: nothing charged, nothing rejected");
+		/* A charge stands only when every measurement, in new runner processes each, was charged. */
+		double again = num(cJSON_GetObjectItem(forged.json, "timing"), "remeasured_charged");
+		cr_expect(num(cand, "charged_ns") <= 0 || again == 2,
+			  "charged %g ns after %g re-measurements in new runners (the forger is charged in each: 2)",
+			  num(cand, "charged_ns"), again);
 	}
 	kf_cli_result_free(&honest);
 	kf_cli_result_free(&forged);

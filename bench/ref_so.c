@@ -53,8 +53,6 @@ static int add_args(const struct kf_task *t, const char *dir, kf_buf *out, kf_er
 	for (int k = 0; k < n; k++)
 		kf_buf_addf(out, "%s%lld", k ? "," : "", ints[k]);
 	struct kf_sampler *smp = kf_sampler_new();
-	if (!smp)
-		return kf_errf(err, KF_EINTERNAL, "no memory for the sampler");
 	kf_rng r;
 	kf_rng_seed(&r, REF_SO_SEED);
 	int rc = KF_OK;

@@ -43,6 +43,7 @@ struct kf_area {
 	cudaStream_t stream;
 	void *flush;
 	size_t flush_len;
+	struct kf_sampler *sampler; /* host_fill's, made at its first use: the table takes 2^16 normal draws */
 };
 
 static int cuda_fail(kf_err *err, const char *what, cudaError_t e)
@@ -110,6 +111,7 @@ static void area_free(struct kf_area *a)
 	cudaFree(a->flush);
 	cudaFree(a->scratch);
 	cudaFree(a->cmp);
+	kf_sampler_free(a->sampler);
 	if (a->stream)
 		cudaStreamDestroy(a->stream);
 	free(a);
@@ -248,18 +250,12 @@ static int host_fill(struct kf_area *a, size_t off, enum kf_dtype d, int64_t n, 
 {
 	size_t bytes = (size_t)n * kf_dtype_size(d);
 	void *host = kf_xmalloc(bytes ? bytes : 1);
-	struct kf_sampler *smp = kf_sampler_new();
-	int rc;
-	if (!smp) {
-		rc = kf_errf(err, KF_EINTERNAL, "no memory for the input sampler");
-		goto out;
-	}
+	if (!a->sampler)
+		a->sampler = kf_sampler_new();
 	kf_rng r;
 	kf_rng_seed(&r, seed);
-	kf_tensor_fill(smp, &r, dist, d, host, n);
-	rc = area_upload(a, off, host, bytes, err);
-out:
-	kf_sampler_free(smp);
+	kf_tensor_fill(a->sampler, &r, dist, d, host, n);
+	int rc = area_upload(a, off, host, bytes, err);
 	free(host);
 	return rc;
 }

@@ -50,7 +50,7 @@
 /* The name the candidate is dlopen()ed under; the file itself comes from KF_RFD_SO, injected by
  * the supervisor as the result of the loader's openat(). */
 #define KF_CANDIDATE_DLNAME "/kforge/candidate.so"
-#define KF_RUNNER_NOFILE 64
+#define KF_RUNNER_NOFILE 64 /* descriptors per GPU of the job: each device's context opens its own */
 #define KF_CMD_SPIN_NS 20000000LL /* CPU time spent spinning for a command before poll() */
 #define KF_RUNNER_NPROC 1024 /* threads of the unprivileged runner uid */
 #define KF_OOM_FIRST "1000"  /* oom_score_adj: the first task the OOM killer picks */
@@ -678,7 +678,7 @@ int kf_runner_main(int argc, char **argv, const struct kf_runner_backend *be)
 	a.device = (int)device;
 	a.vendor_libs = (vendor & 1) != 0;
 	kf_runner_profile = (vendor & KF_RUNNER_FLAG_PROFILE) != 0;
-	a.lim.nofile = KF_RUNNER_NOFILE;
+	a.lim.nofile = KF_RUNNER_NOFILE * a.world;
 	a.lim.nproc = KF_RUNNER_NPROC;
 	pid_t init = fork();
 	if (init < 0)

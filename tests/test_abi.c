@@ -20,6 +20,7 @@
 #include "common/rng.h"
 #include "eval/tasks/abi.h"
 #include "eval/tasks/lowp.h"
+#include "eval/tasks/multi.h"
 #include "eval/tasks/tensor.h"
 
 #define CC_FLAGS "cc -std=c17 -O3 -march=native -fopenmp -shared -fPIC -Wall -Wextra -Werror"
@@ -457,6 +458,40 @@ Test(abi, cuda_headers_and_shims_compile_with_nvcc)
 		kf_task_free(t);
 	}
 	scratch_close(&s);
+}
+
+/* The level-4 examples and references against their tasks' headers: a multi-GPU kf_launch takes the comm
+ * (its workspace sizes the comm's scratch, never a parameter of its own). PTX only: the signature is
+ * what is checked, not the machine code. */
+Test(abi, every_level4_example_and_reference_compiles_against_its_header_with_nvcc)
+{
+	if (access(NVCC, X_OK) != 0)
+		cr_skip_test("%s is not installed", NVCC);
+	struct kf_task **ts = NULL;
+	int n = 0, multi = 0;
+	kf_err err = { 0 };
+	cr_assert_eq(kf_task_list(NULL, &ts, &n, &err), KF_OK, "%s", err.msg);
+	struct scratch s;
+	scratch_open(&s);
+	for (int i = 0; i < n; i++) {
+		if (!kf_task_multi_gpu(ts[i]))
+			continue;
+		multi++;
+		write_abi(&s, ts[i], KF_BACKEND_CUDA);
+		char cmd[6 * PATH_MAX], *log;
+		snprintf(cmd, sizeof cmd,
+			 NVCC " -c -std=c++17 -gencode arch=compute_90a,code=compute_90a -I'%s/reference_kernels' "
+			      "-include kf_task.h -o ex.o '%s/examples/cuda_multi/%s.cu' && "
+			 NVCC " -c -std=c++17 -gencode arch=compute_90a,code=compute_90a -I'%s/reference_kernels' "
+			      "-include kf_task.h -o ref.o '%s/%s' && "
+			 NVCC " -c -std=c++17 -gencode arch=compute_90a,code=compute_90a -include kf_task.h -o shim.o shim.cu",
+			 kf_home(), kf_home(), ts[i]->name, kf_home(), kf_home(), ts[i]->reference[KF_BACKEND_CUDA]);
+		cr_expect_eq(run_in(&s, cmd, &log), 0, "%s: example, reference or shim failed to compile:\n%s", ts[i]->name, log);
+		free(log);
+	}
+	cr_expect_geq(multi, 4, "the suite has %d level-4 tasks", multi);
+	scratch_close(&s);
+	kf_task_list_free(ts, n);
 }
 
 Test(abi, a_wrong_cuda_signature_fails_to_compile)

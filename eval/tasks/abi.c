@@ -289,8 +289,11 @@ static bool task_uses_lowp(const struct kf_task *t)
 }
 
 /* The workspace parameter comes before the stream, and only where there is a stream (CUDA): the CPU
- * and the oracle allocate freely. */
-static bool has_workspace(const struct kf_task *t, const char *stream) { return t->workspace_expr && stream; }
+ * and the oracle allocate freely, and a multi-GPU task's workspace is its kf_comm scratch. */
+static bool has_workspace(const struct kf_task *t, const char *stream)
+{
+	return stream && kf_task_has_workspace_param(t, KF_BACKEND_CUDA);
+}
 
 /* "const T *in..., T *out..., int SYM..." then the workspace and the stream when there are. */
 static void add_params(const struct kf_task *t, const char *const *types, const char *stream,

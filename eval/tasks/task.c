@@ -2,6 +2,7 @@
  * "file:field: reason" errors, the shape-expression evaluator, and the walk over the task
  * directory. Knows nothing about how a task is judged; docs/task-spec.md is the format reference. */
 #include "eval/tasks/task.h"
+#include "eval/tasks/multi.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -325,9 +326,14 @@ int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s)
 	return t->workspace_expr && expr_eval(t, t->workspace_expr, s, &v, NULL) == KF_OK ? v : 0;
 }
 
+bool kf_task_has_workspace_param(const struct kf_task *t, enum kf_backend b)
+{
+	return t->workspace_expr && b == KF_BACKEND_CUDA && !kf_task_multi_gpu(t);
+}
+
 int kf_task_n_bufs(const struct kf_task *t, enum kf_backend b)
 {
-	return t->n_inputs + t->n_outputs + (t->workspace_expr && b == KF_BACKEND_CUDA);
+	return t->n_inputs + t->n_outputs + kf_task_has_workspace_param(t, b);
 }
 
 int64_t kf_task_workspace_max(const struct kf_task *t, enum kf_backend b)

@@ -205,8 +205,11 @@ double kf_task_flops(const struct kf_task *t, const struct kf_shape *s);
 int64_t kf_task_workspace(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */
 /* The workspace at its largest over the shapes backend b runs (bench, test, ragged, hidden). */
 int64_t kf_task_workspace_max(const struct kf_task *t, enum kf_backend b);
-/* The buffers of a call on backend b: the tensors in signature order, then on CUDA the workspace when the
- * spec has one (bufs[n_inputs + n_outputs], the kf_launch parameter KF_WORKSPACE_PARAM). */
+/* Whether kf_launch on backend b takes the workspace as a parameter of its own: on CUDA when the spec has
+ * one, except on a multi-GPU task, whose workspace expression sizes each rank's kf_comm scratch instead. */
+bool kf_task_has_workspace_param(const struct kf_task *t, enum kf_backend b);
+/* The buffers of a call on backend b: the tensors in signature order, then the workspace when kf_launch
+ * takes one (bufs[n_inputs + n_outputs], the kf_launch parameter KF_WORKSPACE_PARAM). */
 int kf_task_n_bufs(const struct kf_task *t, enum kf_backend b);
 double kf_task_bytes(const struct kf_task *t, const struct kf_shape *s);
 double kf_task_sfu_ops(const struct kf_task *t, const struct kf_shape *s); /* 0 when the spec has none */

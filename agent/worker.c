@@ -30,6 +30,8 @@
 #define NS_PER_S 1e9
 /* Compiles yield the CPU to the judges: on the CPU backend a judge times kernels on these cores. */
 #define COMPILE_NICE 10
+/* How long the oldest queued job may wait while free judges take later jobs of the tasks they hold. */
+#define KF_AFFINITY_MAX_WAIT_S 20.0
 
 struct worker {
 	bool compiler;         /* a compile process; else a judge */
@@ -55,6 +57,7 @@ enum job_state {
 struct job {
 	struct kf_worker_job j;
 	enum job_state state;
+	int64_t queued_ns;
 };
 
 struct kf_worker_pool {
@@ -643,10 +646,32 @@ static void send_compile(struct kf_worker_pool *p, int wi, int k)
 	cJSON_Delete(req);
 }
 
-/* Passes queued jobs on, oldest first: compiled ones to free judges, then waiting ones to free
- * compile processes, then what is still waiting to judges that are still free. */
+/* Gives each free judge the oldest job in `state` of the task it judged last, whose session (trusted
+ * kernels loaded, reference runners up, inputs drawn) it keeps: another task's job makes it rebuild
+ * all of that, which on a GPU costs more than judging a candidate. Skipped once the oldest queued job
+ * has waited KF_AFFINITY_MAX_WAIT_S, so no task starves behind another's stream of samples. */
+static void by_affinity(struct kf_worker_pool *p, enum job_state state)
+{
+	if (p->n_q && kf_now_ns() - p->q[0].queued_ns > (int64_t)(KF_AFFINITY_MAX_WAIT_S * NS_PER_S))
+		return;
+	for (int wi = 0; wi < p->n_judges; wi++) {
+		const struct worker *w = &p->w[wi];
+		if (!w->alive || w->busy || !w->last_task[0])
+			continue;
+		for (int k = 0; k < p->n_q; k++)
+			if (p->q[k].state == state && !strcmp(p->q[k].j.task, w->last_task)) {
+				send_judge(p, wi, k);
+				break;
+			}
+	}
+}
+
+/* Passes queued jobs on, oldest first: compiled ones to free judges (each preferring its own
+ * task's), then waiting ones to free compile processes, then what is still waiting to judges that are
+ * still free. */
 static void schedule(struct kf_worker_pool *p)
 {
+	by_affinity(p, JOB_READY);
 	for (int k = 0; k < p->n_q;) {
 		int wi = p->q[k].state == JOB_READY ? idle_judge(p, p->q[k].j.task) : -1;
 		if (wi >= 0)
@@ -657,6 +682,7 @@ static void schedule(struct kf_worker_pool *p)
 	for (int k = 0, wi; k < p->n_q && (wi = idle_compiler(p)) >= 0; k++)
 		if (p->q[k].state == JOB_WAITING)
 			send_compile(p, wi, k);
+	by_affinity(p, JOB_WAITING);
 	for (int k = 0; k < p->n_q;) {
 		int wi = p->q[k].state == JOB_WAITING ? idle_judge(p, p->q[k].j.task) : -1;
 		if (wi >= 0)
@@ -680,7 +706,7 @@ int kf_worker_pool_submit(struct kf_worker_pool *p, const struct kf_worker_job *
 	char *src = kf_xmalloc(job->len + 1);
 	memcpy(src, job->source, job->len);
 	src[job->len] = '\0';
-	p->q[k] = (struct job){ .j = *job, .state = compilers_alive(p) ? JOB_WAITING : JOB_READY };
+	p->q[k] = (struct job){ .j = *job, .state = compilers_alive(p) ? JOB_WAITING : JOB_READY, .queued_ns = kf_now_ns() };
 	p->q[k].j.task = kf_xstrdup(job->task);
 	p->q[k].j.source = src;
 	schedule(p);

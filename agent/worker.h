@@ -13,9 +13,12 @@
  * Compile processes (--compile-jobs, forked workers only) work ahead of the judges: every job
  * handed to the pool is queued, compiled by the next free compile process into the compile cache
  * (agent/compile_ahead.h), and given to the next free judge, which then finds its compile done.
- * A judge takes the oldest compiled job; when none is compiled and no compile process is free it
- * takes the oldest job not yet compiling and compiles it itself, so it never sits idle while a
- * compile it could have had waits for a slot. It waits only for a compile already running.
+ * A judge takes the oldest compiled job of the task it judged last (its session is ready: a GPU
+ * judge rebuilds it for another task, which costs more than a candidate), else the oldest compiled
+ * job; the oldest queued job waits at most 20 s for that preference. When none is compiled and no
+ * compile process is free it takes the oldest job not yet compiling (its own task's first) and
+ * compiles it itself, so it never sits idle while a compile it could have had waits for a slot. It
+ * waits only for a compile already running.
  *   compile request: {"id": N, "task": "name", "source": "..."}
  *   compile reply:   {"id": N, "compiled": b, "cached": b, "ms": x}  or  {"id": N, "error": "..."} */
 #ifndef KF_WORKER_H
@@ -86,8 +89,8 @@ int kf_worker_pool_size(const struct kf_worker_pool *p);
 int kf_worker_pool_alive(const struct kf_worker_pool *p);
 int kf_worker_pool_busy(const struct kf_worker_pool *p);
 /* Queues a job (task and source are copied); it goes to a compile process and a judge as they
- * come free, oldest job (lowest id) first, a judge preferring the task it judged last (its session
- * is ready). Its reply, or the news that its judge died, comes through kf_worker_pool_read. */
+ * come free, oldest job (lowest id) first, except that a free judge first takes the oldest job of the
+ * task it judged last (its session is ready; see above). Its reply, or the news that its judge died, comes through kf_worker_pool_read. */
 int kf_worker_pool_submit(struct kf_worker_pool *p, const struct kf_worker_job *job, kf_err *err);
 /* Jobs queued and not yet with a judge. */
 int kf_worker_pool_queued(const struct kf_worker_pool *p);

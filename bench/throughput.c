@@ -70,6 +70,9 @@
 #define SECONDS_PER_DAY 86400.0
 #define SECONDS_PER_MINUTE 60.0
 #define LABEL_MAX 64
+/* The judge's phases (its result's "phases"), averaged per run: where a candidate's judging time goes. */
+static const char *const phases[] = { "machine", "compile", "reference", "sandbox_start", "correctness", "timing" };
+#define N_PHASES ((int)(sizeof phases / sizeof phases[0]))
 
 /* Level-1 tasks with a CPU example kernel, quickest to judge first. */
 static const char *const cpu_tasks[] = { "vector_add", "relu_bf16", "silu_bf16", "sum_rows", "max_rows",
@@ -113,6 +116,7 @@ struct result {
 	double stalled_s;        /* latency of the one failed attempt; NAN when none */
 	bool stalled_while_judging; /* a candidate was being judged when it was abandoned */
 	double share[MAX_SHARES];/* of each judge, over the first reply to the last verdict */
+	double phase_ms[N_PHASES];/* mean over the run's evaluations of each judge phase (details.phases) */
 };
 
 struct watch {
@@ -200,6 +204,12 @@ static void from_store(struct kf_store *s, const struct plan *p, struct result *
 				       " AND a.error IS NOT NULL AND e.started_at < a.finished_at AND e.finished_at > a.finished_at)",
 				       id) > 0;
 	res->compiled_ahead = (int)q1(s, "SELECT COUNT(*)" RUN_EVALS " AND e.compile_cached = 1", id);
+	for (int i = 0; i < N_PHASES; i++) {
+		char avg[256];
+		snprintf(avg, sizeof avg, "SELECT AVG(COALESCE(json_extract(e.details, '$.phases.%s_ms'), 0))" RUN_EVALS,
+			 phases[i]);
+		res->phase_ms[i] = q1(s, avg, id);
+	}
 	/* Judging time inside the request span, over the span (one judge at a time counts once). */
 	char sql[512];
 	snprintf(sql, sizeof sql,
@@ -358,6 +368,10 @@ static void print_judging(const struct plan *p, const struct result *r)
 	printf("    candidates per minute %.1f\n", r->per_minute);
 	printf("    reply to verdict      median %.2f s, max %.2f s\n", r->r2v_med_s, r->r2v_max_s);
 	printf("    compiled ahead        %d of %d (the judge found the compile done)\n", r->compiled_ahead, r->judged);
+	printf("    judge phases, mean ms");
+	for (int i = 0; i < N_PHASES; i++)
+		printf(" %s %.0f", phases[i], r->phase_ms[i]);
+	printf("\n");
 	if (!r->n_shares)
 		return;
 	printf("    judging share        ");

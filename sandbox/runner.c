@@ -544,9 +544,9 @@ static __attribute__((noreturn)) void jail_fail(int status_fd, const char *step)
 	_exit(KF_RUNNER_EXIT_SETUP);
 }
 
-static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], const struct kf_cgroup *cg,
-						  int devnull, int log, int cmd, int reply, int shm, int so, int status,
-						  int shm_ro, const int *rank_fds, int n_rank_fds)
+static __attribute__((noreturn)) void exec_jail(const char *runner, char *const argv[], char *const envp[],
+						  const struct kf_cgroup *cg, int devnull, int log, int cmd, int reply, int shm,
+						  int so, int status, int shm_ro, const int *rank_fds, int n_rank_fds)
 {
 	int src[] = { park(devnull), park(log),    park(log), park(cmd),   park(reply),
 		      park(shm),     park(so),     park(status), park(shm_ro) };
@@ -573,7 +573,6 @@ static __attribute__((noreturn)) void exec_jail(const char *runner, char *const 
 	const char *step = NULL;
 	if (kf_jail_enter(true, &step) < 0)
 		jail_fail(KF_RFD_STATUS, step);
-	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", NULL };
 	execve(runner, argv, envp);
 	jail_fail(KF_RFD_STATUS, "execve of the runner");
 }
@@ -639,7 +638,12 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_world, sizeof a_world, "%d", world);
 	snprintf(a_shm, sizeof a_shm, "%zu", o->shm_bytes);
 	snprintf(a_ro, sizeof a_ro, "%zu", have_ro ? o->shm_ro_bytes : 0);
-	snprintf(a_dev, sizeof a_dev, "%d", o->device);
+	/* One visible GPU is device 0 in the runner's numbering. */
+	snprintf(a_dev, sizeof a_dev, "%d", world == 1 && o->visible_gpu[0] ? 0 : o->device);
+	char visible[sizeof "CUDA_VISIBLE_DEVICES=" + KF_GPU_UUID_MAX];
+	snprintf(visible, sizeof visible, "CUDA_VISIBLE_DEVICES=%s", o->visible_gpu);
+	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", world == 1 && o->visible_gpu[0] ? visible : NULL,
+			 NULL };
 	r->cpu_limit_s = o->cpu_limit_s > 1 ? ceil(o->cpu_limit_s) : 1;
 	snprintf(a_cpu, sizeof a_cpu, "%.0f", r->cpu_limit_s);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);
@@ -655,7 +659,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 		goto fail;
 	}
 	if (r->pid == 0)
-		exec_jail(path, argv, &r->cg, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
+		exec_jail(path, argv, envp, &r->cg, devnull, r->log_fd, cmd[0], reply[1], o->shm_fd, so, status[1],
 			  have_ro ? o->shm_ro_fd : devnull, o->rank_fds, world - 1);
 	/* Also from the parent, so no window exists where the child is outside its group. */
 	setpgid(r->pid, r->pid);

@@ -31,6 +31,7 @@
 #include "sandbox/verdict.h"
 
 #define KF_COMPILE_LOG_MAX (64 * 1024) /* bytes of compiler output kept */
+#define KF_GPU_UUID_MAX 48 /* "GPU-" and 32 hex digits in 8-4-4-4-12 groups, as nvidia-smi -L prints it */
 
 struct kf_compile_req {
 	enum kf_backend backend;
@@ -82,6 +83,10 @@ struct kf_runner_opts {
 				     -1 when unused */
 	size_t shm_ro_bytes;      /* 0 when unused */
 	int device;               /* GPU ordinal (CUDA) */
+	/* CUDA, one GPU: the device's UUID (kf_area_ops.uuid) or "". When set, the runner's environment
+	 * makes that GPU the only one it sees (CUDA_VISIBLE_DEVICES), as device 0: its cuInit touches no
+	 * other GPU (where another judge may be timing), and no candidate reaches one. */
+	char visible_gpu[KF_GPU_UUID_MAX];
 	double call_timeout_s;    /* wall limit per call (watchdog) */
 	double cpu_limit_s;       /* RLIMIT_CPU for the whole runner */
 	size_t mem_limit_bytes;   /* data-segment cap (RLIMIT_DATA), never RLIMIT_AS */

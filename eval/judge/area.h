@@ -81,6 +81,9 @@ struct kf_area_ops {
 	int (*clocks)(int device, unsigned *sm_mhz, unsigned *mem_mhz, unsigned long long *reasons);
 	/* Devices only: the compute capability (major*10 + minor) kernels are built for, 0 if unknown. */
 	int (*arch)(int device);
+	/* Devices only: the device's UUID as CUDA_VISIBLE_DEVICES names it (KF_GPU_UUID_MAX bytes at most);
+	 * -1 and "" if unknown. */
+	int (*uuid)(int device, char *out, size_t len);
 };
 
 /* The operations for a backend: built in for the CPU; for CUDA from build/libkforge-cuda.so,

@@ -1385,6 +1385,8 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 				     .shm_ro_fd = -1 };
 	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
 	ro.shm_ro_fd = j->s->ops->runner_ro_fd(a, &ro.shm_ro_bytes);
+	if (j->s->ops->uuid)
+		j->s->ops->uuid(j->o->device, ro.visible_gpu, sizeof ro.visible_gpu);
 	return ro;
 }
 

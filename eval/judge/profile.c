@@ -473,6 +473,8 @@ static int profiled_run(struct run *r, const struct kf_shape *s, cJSON *metrics,
 				     .mem_limit_bytes = o->mem_limit_bytes, .vendor_libs = r->t->vendor_libs_allowed,
 				     .profile = true };
 	ro.shm_fd = r->ops->runner_fd(r->area, &ro.shm_bytes);
+	if (r->ops->uuid)
+		r->ops->uuid(o->device, ro.visible_gpu, sizeof ro.visible_gpu);
 	int ro_fd = r->ops->runner_ro_fd ? r->ops->runner_ro_fd(r->area, &ro.shm_ro_bytes) : -1;
 	ro.shm_ro_fd = ro_fd;
 	struct kf_call_result died;

@@ -320,6 +320,8 @@ static int ensure_runner(struct kf_trials *tr, struct kf_trial_result *res, kf_e
 				     .call_timeout_s = tr->o->call_timeout_s, .cpu_limit_s = tr->o->cpu_limit_s,
 				     .mem_limit_bytes = tr->o->mem_limit_bytes, .vendor_libs = tr->t->vendor_libs_allowed };
 	ro.shm_fd = tr->ops->runner_fd(tr->area, &ro.shm_bytes);
+	if (tr->ops->uuid)
+		tr->ops->uuid(tr->o->device, ro.visible_gpu, sizeof ro.visible_gpu);
 	struct kf_call_result died;
 	if (kf_runner_start(&ro, &tr->runner, &died, err) != KF_OK)
 		return err->code;

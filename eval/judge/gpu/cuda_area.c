@@ -552,6 +552,19 @@ static int device_arch(int device)
 	return major * 10 + minor;
 }
 
+static int device_uuid(int device, char *out, size_t len)
+{
+	struct cudaDeviceProp p;
+	if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+		out[0] = '\0';
+		return -1;
+	}
+	const unsigned char *b = (const unsigned char *)p.uuid.bytes;
+	snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	return 0;
+}
+
 static const struct kf_area_ops cuda_ops = {
 	.name = "cuda",
 	.create = area_create,
@@ -578,6 +591,7 @@ static const struct kf_area_ops cuda_ops = {
 	.describe_device = describe_device,
 	.clocks = current_clocks,
 	.arch = device_arch,
+	.uuid = device_uuid,
 };
 
 const struct kf_area_ops *kf_cuda_area_ops(void) { return &cuda_ops; }

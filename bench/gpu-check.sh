@@ -7,7 +7,7 @@
 #                           [--examples] [--no-tests]
 #   --cold          first, before anything else touches the GPU: bench/cold_stability.sh (starter examples,
 #                   5 submissions each into new databases, spread of the medians)
-#   --quick       skip the reference-kernel benchmarks
+#   --quick       skip the reference-kernel benchmarks (else KF_CHECKERS names which: refcheck suitecheck fusioncheck)
 #   --submit-all  also submit every example and hostile kernel one by one (a verdict table)
 #   --examples    judge every examples/cuda/*.cu (bench/judge_examples.sh --backend cuda; compiles prebuilt in
 #                 parallel): task, verdict, time_ms, ref_time_ms, vendor_time_ms, speedup and "N of M ok";
@@ -101,7 +101,7 @@ cat "$out/gpu.txt"
 # Every CUDA reference of the suite against its oracle, and timed at its bench shape. The
 # checkers are built here (bash bench/cuda_<name>.sh --build-only) and carried in .gpu/.
 if [ $quick = 0 ]; then
-	for check in refcheck suitecheck fusioncheck; do
+	for check in ${KF_CHECKERS:-refcheck suitecheck fusioncheck}; do # KF_CHECKERS: fewer of them
 		[ -d .gpu/$check ] || continue
 		# KF_SUITECHECK_TASKS: the suite checker on these tasks only (a call's share of the suite)
 		part 300 bash bench/cuda_$check.sh --run-only $([ $check = suitecheck ] && echo "${KF_SUITECHECK_TASKS:-}") \

@@ -513,7 +513,8 @@ static void profile_open(struct supervisor *s, const struct seccomp_notif *req)
 
 /* One notified system call: the loader's open of the candidate is answered with the judge's
  * descriptor, atomically as the call's result; in a profiled run, the profiler's opens are brokered
- * (profile_open); anything else ends the runner and is reported. */
+ * (profile_open) and every other call is refused with EACCES; anything else ends the runner and is
+ * reported. */
 static void on_notification(struct supervisor *s)
 {
 	struct seccomp_notif req;
@@ -545,6 +546,14 @@ static void on_notification(struct supervisor *s)
 		/* What newfstatat, allowed to every runner, tells already (CUPTI's profiler calls stat next). */
 		struct seccomp_notif_resp go = { .id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
 		ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &go);
+		return;
+	}
+	if (kf_runner_profile && s->so_given && req.data.arch == AUDIT_ARCH_X86_64) {
+		/* A profiled run gives no verdict (the judged run did): any other call is refused, not run,
+		 * and the profiler, which tries more of the machine than a kernel needs (it unlinks its
+		 * temporary files, among others), carries on or reports a metric unavailable. */
+		struct seccomp_notif_resp no = { .id = req.id, .error = -EACCES };
+		ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &no);
 		return;
 	}
 	s->violated = true;

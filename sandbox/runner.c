@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +72,7 @@ struct kf_runner {
 	struct kf_runner_calib calib;
 	struct kf_cgroup cg; /* its cgroup, where the machine offers them */
 	char *output;
+	int spare_fd; /* a spare's candidate file (a memfd), until kf_runner_supply fills and seals it; else -1 */
 };
 
 static const char *phase_name(int phase)
@@ -598,6 +601,59 @@ static int make_cgroup(struct kf_runner *r, const struct kf_runner_opts *o, kf_e
 	return KF_OK;
 }
 
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: an executable memfd, said outright (older kernels refuse the flag) */
+#endif
+/* Largest candidate a spare runner takes (a compiled kernel is a few MB at most). */
+#define KF_SPARE_SO_MAX ((off_t)1 << 30)
+
+/* A spare's candidate file: an empty memfd the runner receives now and the judge fills later
+ * (kf_runner_supply), kept in r->spare_fd; returns the runner's copy, or -1 with errno. */
+static int spare_file(struct kf_runner *r)
+{
+	const unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+	int fd = memfd_create("kforge-candidate", flags | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("kforge-candidate", flags);
+	if (fd < 0)
+		return -1;
+	r->spare_fd = fd;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int kf_runner_supply(struct kf_runner *r, const char *so_path, kf_err *err)
+{
+	if (r->spare_fd < 0)
+		return kf_errf(err, KF_EINTERNAL, "a runner that is not a spare was given a candidate");
+	int src = open(so_path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (src < 0 || fstat(src, &st) != 0 || st.st_size > KF_SPARE_SO_MAX) {
+		kf_errno(err, KF_EINTERNAL, "cannot read %s for a spare runner", so_path);
+		goto fail;
+	}
+	for (off_t at = 0; at < st.st_size;) {
+		ssize_t n = sendfile(r->spare_fd, src, &at, (size_t)(st.st_size - at));
+		if (n <= 0 && !(n < 0 && errno == EINTR)) {
+			kf_errno(err, KF_EINTERNAL, "cannot copy %s into a spare runner's candidate file", so_path);
+			goto fail;
+		}
+	}
+	/* The runner's descriptor shares this file position, and the loader reads from it. Sealed before
+	 * LOAD: nothing, the candidate included, changes what was loaded afterwards. */
+	if (lseek(r->spare_fd, 0, SEEK_SET) != 0 || fcntl(r->spare_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+		kf_errno(err, KF_EINTERNAL, "cannot rewind and seal a spare runner's candidate file");
+		goto fail;
+	}
+	close(src);
+	close(r->spare_fd);
+	r->spare_fd = -1;
+	return KF_OK;
+fail:
+	if (src >= 0)
+		close(src);
+	return err->code;
+}
+
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err)
 {
 	*out = NULL;
@@ -617,15 +673,17 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	int so = -1, devnull = -1;
 	bool have_ro = o->shm_ro_bytes > 0 && o->shm_ro_fd >= 0;
 
+	r->spare_fd = -1;
 	r->log_fd = memfd_create("kforge-output", MFD_CLOEXEC);
 	if (r->log_fd < 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot create the runner's output file");
 		goto fail;
 	}
-	so = open(o->so_path, O_RDONLY | O_CLOEXEC);
+	so = o->so_path ? open(o->so_path, O_RDONLY | O_CLOEXEC) : spare_file(r);
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (so < 0 || devnull < 0) {
-		kf_errno(err, KF_EINTERNAL, "cannot open %s", so < 0 ? o->so_path : "/dev/null");
+		kf_errno(err, KF_EINTERNAL, "cannot open %s", so >= 0 ? "/dev/null" : o->so_path ? o->so_path :
+												  "a spare runner's candidate file");
 		goto fail;
 	}
 	/* The judge's end of the reply pipe is non-blocking: it spins on it (read_msg). */
@@ -773,6 +831,8 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 	memset(res, 0, sizeof *res);
 	if (r->ready) /* kept from an earlier evaluation */
 		return KF_OK;
+	if (r->spare_fd >= 0)
+		return kf_errf(err, KF_EINTERNAL, "a spare runner was made ready before it was given a candidate");
 	struct kf_msg m;
 	int64_t t = 0;
 	struct kf_cmd load;
@@ -899,6 +959,7 @@ void kf_runner_stop(struct kf_runner *r)
 	if (r->reply_fd >= 0) close(r->reply_fd);
 	if (r->status_fd >= 0) close(r->status_fd);
 	if (r->log_fd >= 0) close(r->log_fd);
+	if (r->spare_fd >= 0) close(r->spare_fd);
 	free(r->output);
 	free(r);
 }

@@ -75,7 +75,8 @@ void kf_compile_res_free(struct kf_compile_res *res);
 
 struct kf_runner_opts {
 	enum kf_backend backend;
-	const char *so_path;      /* candidate shared object (kf_shim_call inside) */
+	const char *so_path;      /* candidate shared object (kf_shim_call inside); NULL: a spare
+				     (kf_runner_supply) */
 	int shm_fd;               /* the judge's shared area (a memfd): the buffers on the CPU, the
 				     device-memory handle on CUDA; the runner maps it */
 	size_t shm_bytes;
@@ -145,6 +146,10 @@ int kf_runner_start(const struct kf_runner_opts *o, struct kf_runner **out,
  * once: launch spawns and returns; ready waits for the runner's READY, and on a start-up failure
  * stops it, sets *r to NULL and fills died. */
 int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_err *err);
+/* A spare: launched with so_path NULL, it sets itself up (jail, device, buffers) before any candidate
+ * exists; kf_runner_supply then copies the candidate (a file) into it, sealed, before kf_runner_ready
+ * loads it. A judge starts the next candidate's runner this way while it waits for that candidate. */
+int kf_runner_supply(struct kf_runner *r, const char *so_path, kf_err *err);
 /* Waits for the runner's set-up, calibrates (kf_runner_calibration), then has it load the
  * candidate and waits for READY. */
 int kf_runner_ready(struct kf_runner **r, struct kf_call_result *died, kf_err *err);

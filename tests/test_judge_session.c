@@ -130,6 +130,35 @@ Test(judge_session, records_every_trial_seed_exactly)
 	cJSON_Delete(res);
 }
 
+static bool prestarted(const cJSON *res) { return cJSON_IsTrue(cJSON_GetObjectItem(res, "runner_prestarted")); }
+
+/* A session starts the next candidate's runner when an evaluation ends; the next candidate is loaded into
+ * it (sealed) and judged exactly as in a runner of its own, and a candidate that never reaches a runner
+ * (a compile error) leaves it for the one after; a wrong candidate in it is still wrong. */
+Test(judge_session, judges_the_next_candidate_in_a_runner_started_before_it_came)
+{
+	static const char broken[] = "int kf_launch(const float *x, const float *y, float *out, int n) { return }\n";
+	cJSON *first = judge_example(tasks[0]);
+	cr_assert_str_eq(verdict(first), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(first, "reason")));
+	cr_expect_not(prestarted(first), "a new session has no runner waiting");
+	cJSON *nocompile = judge(tasks[0], broken, strlen(broken));
+	cr_expect_str_eq(verdict(nocompile), "compile_error");
+	cJSON *bad = judge(tasks[0], tail_bug, strlen(tail_bug));
+	cr_expect(prestarted(bad), "the runner started after the first evaluation waits for the next candidate");
+	cr_expect_str_eq(verdict(bad), "wrong_answer", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(bad, "reason")));
+	cJSON *again = judge_example(tasks[0]);
+	cr_expect(prestarted(again));
+	cr_expect_str_eq(verdict(again), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(again, "reason")));
+	cJSON *other = judge_example(tasks[1]);
+	cr_expect_not(prestarted(other), "a runner waiting for vector_add cannot serve relu_bf16");
+	cr_expect_str_eq(verdict(other), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(other, "reason")));
+	cJSON_Delete(first);
+	cJSON_Delete(nocompile);
+	cJSON_Delete(bad);
+	cJSON_Delete(again);
+	cJSON_Delete(other);
+}
+
 Test(judge_session, rebuilds_itself_for_another_task)
 {
 	cJSON *a = judge_example(tasks[0]);

@@ -107,6 +107,9 @@ struct kf_judge_session {
 	char vendor_so[PATH_MAX]; /* the compiled vendor baseline; empty without one */
 	char vendor_off[KF_REASON_MAX]; /* why the vendor baseline is not timed, once it was dropped */
 	struct kf_runner *refr, *vendr; /* kept up between evaluations on devices */
+	/* The next candidate's runner, launched when the last evaluation ended (kf_runner_supply): its
+	 * set-up, a device context above all, overlaps the wait for that candidate. */
+	struct kf_runner *spare;
 	struct kf_area_layout layout; /* the same for every area of the session */
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
 	/* Host copies, for the shapes the oracle checks: */
@@ -317,6 +320,7 @@ static void session_clear(struct kf_judge_session *s)
 {
 	kf_runner_stop(s->refr);
 	kf_runner_stop(s->vendr);
+	kf_runner_stop(s->spare);
 	kf_trusted_unload(&s->ref);
 	kf_trusted_unload(&s->oracle);
 	for (int i = 0; i < KF_MAX_TENSORS; i++) {
@@ -1692,8 +1696,16 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	if (j.s->vendarea)
 		ro[SIDE_VENDOR] = runner_opts(&j, j.s->vendarea, j.s->vendor_so, true);
 	struct kf_call_result died;
-	if ((rc = kf_runner_start(&ro[SIDE_CANDIDATE], &cand, &died, err)) != KF_OK)
+	cJSON_AddBoolToObject(res, "runner_prestarted", j.s->spare != NULL);
+	if (j.s->spare) {
+		cand = j.s->spare;
+		j.s->spare = NULL;
+		if ((rc = kf_runner_supply(cand, cres.so_path, err)) != KF_OK ||
+		    (rc = kf_runner_ready(&cand, &died, err)) != KF_OK)
+			goto out;
+	} else if ((rc = kf_runner_start(&ro[SIDE_CANDIDATE], &cand, &died, err)) != KF_OK) {
 		goto out;
+	}
 	phase_done(&j, "sandbox_start_ms", &t_phase);
 	if (!cand) {
 		reject(&j, died.verdict, "%s", died.reason);
@@ -1733,6 +1745,12 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	}
 	stop_runners(&cand, &ref, &vend, &fresh);
 	phase_done(&j, "stop_ms", &t_phase);
+	if (o->session) { /* no launch failure is this evaluation's: the next one starts its runner itself */
+		struct kf_runner_opts spare = runner_opts(&j, j.s->area, NULL, t->vendor_libs_allowed);
+		kf_err ignored;
+		if (kf_runner_launch(&spare, &j.s->spare, &ignored) != KF_OK)
+			j.s->spare = NULL;
+	}
 done:
 	kf_judge_result_finish(res, j.verdict, j.reason, &j.worst, &j.trials, &j.warnings, &j.phases);
 	*result = res;

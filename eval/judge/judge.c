@@ -1745,7 +1745,9 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	}
 	stop_runners(&cand, &ref, &vend, &fresh);
 	phase_done(&j, "stop_ms", &t_phase);
-	if (o->session) { /* no launch failure is this evaluation's: the next one starts its runner itself */
+	/* No launch failure is this evaluation's: the next one starts its runner itself. On the CPU only
+	 * until it is measured on a GPU, where the start is a device context (185-323 ms a candidate). */
+	if (o->session && j.b == KF_BACKEND_CPU) {
 		struct kf_runner_opts spare = runner_opts(&j, j.s->area, NULL, t->vendor_libs_allowed);
 		kf_err ignored;
 		if (kf_runner_launch(&spare, &j.s->spare, &ignored) != KF_OK)

@@ -706,7 +706,8 @@ int kf_worker_pool_submit(struct kf_worker_pool *p, const struct kf_worker_job *
 	char *src = kf_xmalloc(job->len + 1);
 	memcpy(src, job->source, job->len);
 	src[job->len] = '\0';
-	p->q[k] = (struct job){ .j = *job, .state = compilers_alive(p) ? JOB_WAITING : JOB_READY, .queued_ns = kf_now_ns() };
+	p->q[k] = (struct job){ .j = *job, .state = compilers_alive(p) ? JOB_WAITING : JOB_READY,
+				.queued_ns = kf_now_ns() };
 	p->q[k].j.task = kf_xstrdup(job->task);
 	p->q[k].j.source = src;
 	schedule(p);

@@ -90,7 +90,8 @@ int kf_worker_pool_alive(const struct kf_worker_pool *p);
 int kf_worker_pool_busy(const struct kf_worker_pool *p);
 /* Queues a job (task and source are copied); it goes to a compile process and a judge as they
  * come free, oldest job (lowest id) first, except that a free judge first takes the oldest job of the
- * task it judged last (its session is ready; see above). Its reply, or the news that its judge died, comes through kf_worker_pool_read. */
+ * task it judged last (its session is ready; see above). Its reply, or the news that its judge died,
+ * comes through kf_worker_pool_read. */
 int kf_worker_pool_submit(struct kf_worker_pool *p, const struct kf_worker_job *job, kf_err *err);
 /* Jobs queued and not yet with a judge. */
 int kf_worker_pool_queued(const struct kf_worker_pool *p);

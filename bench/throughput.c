@@ -71,7 +71,9 @@
 #define SECONDS_PER_MINUTE 60.0
 #define LABEL_MAX 64
 /* The judge's phases (its result's "phases"), averaged per run: where a candidate's judging time goes. */
-static const char *const phases[] = { "machine", "compile", "reference", "sandbox_start", "correctness", "timing" };
+static const char *const phases[] = { "machine",     "compile",     "reference", "sandbox_start",
+				      "correctness", "determinism", "runners",   "timing",
+				      "stop" };
 #define N_PHASES ((int)(sizeof phases / sizeof phases[0]))
 
 /* Level-1 tasks with a CPU example kernel, quickest to judge first. */

@@ -640,7 +640,8 @@ int kf_runner_supply(struct kf_runner *r, const char *so_path, kf_err *err)
 	}
 	/* The runner's descriptor shares this file position, and the loader reads from it. Sealed before
 	 * LOAD: nothing, the candidate included, changes what was loaded afterwards. */
-	if (lseek(r->spare_fd, 0, SEEK_SET) != 0 || fcntl(r->spare_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+	const int seals = F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL;
+	if (lseek(r->spare_fd, 0, SEEK_SET) != 0 || fcntl(r->spare_fd, F_ADD_SEALS, seals) != 0) {
 		kf_errno(err, KF_EINTERNAL, "cannot rewind and seal a spare runner's candidate file");
 		goto fail;
 	}
@@ -682,8 +683,8 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	so = o->so_path ? open(o->so_path, O_RDONLY | O_CLOEXEC) : spare_file(r);
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (so < 0 || devnull < 0) {
-		kf_errno(err, KF_EINTERNAL, "cannot open %s", so >= 0 ? "/dev/null" : o->so_path ? o->so_path :
-												  "a spare runner's candidate file");
+		const char *what = so >= 0 ? "/dev/null" : o->so_path ? o->so_path : "a spare runner's candidate file";
+		kf_errno(err, KF_EINTERNAL, "cannot open %s", what);
 		goto fail;
 	}
 	/* The judge's end of the reply pipe is non-blocking: it spins on it (read_msg). */
@@ -700,8 +701,8 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	snprintf(a_dev, sizeof a_dev, "%d", world == 1 && o->visible_gpu[0] ? 0 : o->device);
 	char visible[sizeof "CUDA_VISIBLE_DEVICES=" + KF_GPU_UUID_MAX];
 	snprintf(visible, sizeof visible, "CUDA_VISIBLE_DEVICES=%s", o->visible_gpu);
-	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1", world == 1 && o->visible_gpu[0] ? visible : NULL,
-			 NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C", "CUDA_CACHE_DISABLE=1",
+			 world == 1 && o->visible_gpu[0] ? visible : NULL, NULL };
 	r->cpu_limit_s = o->cpu_limit_s > 1 ? ceil(o->cpu_limit_s) : 1;
 	snprintf(a_cpu, sizeof a_cpu, "%.0f", r->cpu_limit_s);
 	snprintf(a_data, sizeof a_data, "%zu", o->mem_limit_bytes);

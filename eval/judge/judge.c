@@ -110,6 +110,7 @@ struct kf_judge_session {
 	/* The next candidate's runner, launched when the last evaluation ended (kf_runner_supply): its
 	 * set-up, a device context above all, overlaps the wait for that candidate. */
 	struct kf_runner *spare;
+	char gpu[KF_GPU_UUID_MAX]; /* the device's UUID, which its runners see alone (kf_runner_opts.visible_gpu) */
 	struct kf_area_layout layout; /* the same for every area of the session */
 	int64_t max_n[KF_MAX_TENSORS], max_oracle_n[KF_MAX_TENSORS];
 	/* Host copies, for the shapes the oracle checks: */
@@ -307,6 +308,8 @@ static int alloc_buffers(struct judge *j, kf_err *err)
 	l->bytes = off - KF_AREA_GUARD_BYTES + KF_AREA_TAIL_GUARD_BYTES;
 	if (kf_area_ops_for(j->b, &j->s->ops, err) != KF_OK)
 		return err->code;
+	if (j->s->ops->uuid) /* once a session: it reads every property of the device */
+		j->s->ops->uuid(j->o->device, j->s->gpu, sizeof j->s->gpu);
 	struct kf_area **areas[] = { &j->s->area, &j->s->refarea, &j->s->snaparea, &j->s->vendarea };
 	for (size_t k = 0; k < sizeof areas / sizeof areas[0]; k++)
 		if ((areas[k] != &j->s->vendarea || j->s->vendor_so[0]) &&
@@ -1389,8 +1392,7 @@ static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, con
 				     .shm_ro_fd = -1 };
 	ro.shm_fd = j->s->ops->runner_fd(a, &ro.shm_bytes);
 	ro.shm_ro_fd = j->s->ops->runner_ro_fd(a, &ro.shm_ro_bytes);
-	if (j->s->ops->uuid)
-		j->s->ops->uuid(j->o->device, ro.visible_gpu, sizeof ro.visible_gpu);
+	snprintf(ro.visible_gpu, sizeof ro.visible_gpu, "%s", j->s->gpu);
 	return ro;
 }
 

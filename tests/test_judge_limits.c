@@ -4,6 +4,7 @@
  * by the judge's own clock, and a kernel that breaks its runner's pipe only where the ranking looks
  * cannot end `kforge rank`. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,10 +16,11 @@
 /* The deadline, plus the call in flight when it passes, compile and start-up. */
 #define DEADLINE_OVERRUN_MAX_S 10.0
 #define SUBMIT_LIMIT_S 120.0
-/* Believed, a forged 3x would show as three times the honest speedup. Both are ratios against a
- * reference timed in the same loop, but the shared test machine's load moves them apart by up to
- * ~30% from one submission to the next. */
-#define FORGED_OVER_HONEST_MAX 1.5
+/* Believed, a forged 3x would show as a third of the honest time. The test compares the candidates'
+ * own times, not their speedups: the CPU reference runs on every core, so a test running beside this
+ * one moved the speedups of identical kernels apart by up to 1.55x on the 2-core CI machine, while the
+ * single-threaded twins keep a core each. */
+#define HONEST_OVER_FORGED_MAX 1.5
 #define FORGING_PRELUDE "tests/kernels/judge/hooks_the_runners_write.inc"
 #define HONEST_TWIN "tests/kernels/judge/adds_honestly.c"
 
@@ -72,15 +74,16 @@ static double median3(const double *v)
 	return v[2] < lo ? lo : v[2] > hi ? hi : v[2];
 }
 
-static double speedup_of(const struct kf_cli_result *r)
+/* The candidate's median time in milliseconds, as the judge recorded it. */
+static double candidate_ms(const struct kf_cli_result *r)
 {
 	double v = -1;
-	kf_cli_json_num(r->json, "speedup", &v);
+	kf_cli_json_num(cJSON_GetObjectItem(cJSON_GetObjectItem(r->json, "timing"), "candidate"), "median_ms", &v);
 	return v;
 }
 
 /* A time forged 3x smaller through the runner's own write() must not show: a plain kernel and the same
- * kernel behind the forging prelude, alternated in one database, get median speedups within noise. */
+ * kernel behind the forging prelude, alternated in one database, get median times within noise. */
 Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 {
 	char forger[PATH_MAX + 16], honest_path[PATH_MAX];
@@ -99,14 +102,14 @@ Test(judge_limits, times_a_runner_that_under_reports_by_its_own_clock)
 		const char *method = kf_cli_json_str(cand, "method");
 		cr_expect(method && !strcmp(method, "judge_clock"), "the forged claims were believed (method %s)",
 			  method ? method : "none");
-		honest[k] = speedup_of(&h);
-		forged[k] = speedup_of(&f);
+		honest[k] = candidate_ms(&h);
+		forged[k] = candidate_ms(&f);
 		kf_cli_result_free(&h);
 		kf_cli_result_free(&f);
 	}
 	double h = median3(honest), f = median3(forged);
-	cr_expect(f > 0 && f < h * FORGED_OVER_HONEST_MAX, "the forger's median speedup is %.3g against %.3g honestly", f,
-		  h);
+	cr_expect(f > 0 && h > 0 && h < f * HONEST_OVER_FORGED_MAX,
+		  "the forger's median time is %.3g ms against %.3g ms honestly", f, h);
 }
 
 Test(judge_limits, ends_an_evaluation_past_its_deadline_with_timeout)
@@ -151,7 +154,7 @@ Test(judge_limits, rank_finishes_with_a_kernel_that_breaks_its_pipe_on_hidden_sh
  * spinning threads (untimed, it reached 3.5-4.5x against 1.1-1.4x). */
 Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
 {
-	/* Alternated, several times each: on a loaded machine one submission's speedup moves by half. */
+	/* Alternated, several times each: on a loaded machine one submission's time moves by half. */
 	double honest[PAIRED_RUNS], sly[PAIRED_RUNS];
 	for (int k = 0; k < PAIRED_RUNS; k++) {
 		struct kf_cli_result h, f;
@@ -159,12 +162,12 @@ Test(judge_limits, times_work_done_while_the_runner_is_being_thawed)
 		submit("answers_for_a_zombie_main_thread", NULL, &f);
 		const char *v = kf_cli_json_str(f.json, "verdict");
 		cr_assert(v, "no verdict: %s", f.err);
-		honest[k] = speedup_of(&h);
-		sly[k] = strcmp(v, "ok") == 0 ? speedup_of(&f) : 0; /* rejected: no time at all */
+		honest[k] = candidate_ms(&h);
+		sly[k] = strcmp(v, "ok") == 0 ? candidate_ms(&f) : INFINITY; /* rejected: never fast */
 		kf_cli_result_free(&h);
 		kf_cli_result_free(&f);
 	}
 	double h = median3(honest), f = median3(sly);
-	cr_expect(f < h * THAW_WORKER_OVER_HONEST_MAX, "the thaw-time worker's median speedup is %.3g against %.3g honestly",
-		  f, h);
+	cr_expect(f > 0 && h > 0 && h < f * THAW_WORKER_OVER_HONEST_MAX,
+		  "the thaw-time worker's median time is %.3g ms against %.3g ms honestly", f, h);
 }

@@ -144,7 +144,7 @@ if [ $throughput = 1 ]; then
 	# is built once and then serves several candidates, as in a real run's rounds
 	kf build/throughput --backend cuda --gpus "$ngpu" --samples "${KF_THROUGHPUT_SAMPLES:-8}" > "$out/throughput.log" 2>&1
 	row "kforge run throughput (bench/throughput)" "exit $?" "$ngpu GPU(s)" "$(tail -1 "$out/throughput.log")"
-	grep -E 'candidates per minute|judging share|judge phases|compiled ahead|reply to verdict|against|leaderboard' \
+	grep -E 'candidates per minute|judging share|judge phases|runner start|compiled ahead|reply to verdict|against|leaderboard' \
 		"$out/throughput.log" | tee -a "$table" >/dev/null
 fi
 

@@ -75,6 +75,10 @@ static const char *const phases[] = { "machine",     "compile",     "reference",
 				      "correctness", "determinism", "runners",   "timing",
 				      "stop" };
 #define N_PHASES ((int)(sizeof phases / sizeof phases[0]))
+/* The steps of a candidate runner's start (its result's "sandbox_start_steps", where it was not a spare):
+ * which of them grows with the number of GPUs judging at once. */
+static const char *const start_steps[] = { "launch", "setup", "calibrate", "load" };
+#define N_START_STEPS ((int)(sizeof start_steps / sizeof start_steps[0]))
 
 /* Level-1 tasks with a CPU example kernel, quickest to judge first. */
 static const char *const cpu_tasks[] = { "vector_add", "relu_bf16", "silu_bf16", "sum_rows", "max_rows",
@@ -119,6 +123,8 @@ struct result {
 	bool stalled_while_judging; /* a candidate was being judged when it was abandoned */
 	double share[MAX_SHARES];/* of each judge, over the first reply to the last verdict */
 	double phase_ms[N_PHASES];/* mean over the run's evaluations of each judge phase (details.phases) */
+	double step_ms[N_START_STEPS]; /* mean over the runners started for a candidate (details.sandbox_start_steps) */
+	int started_cold;        /* evaluations whose candidate runner was not a spare */
 };
 
 struct watch {
@@ -211,6 +217,13 @@ static void from_store(struct kf_store *s, const struct plan *p, struct result *
 		snprintf(avg, sizeof avg, "SELECT AVG(COALESCE(json_extract(e.details, '$.phases.%s_ms'), 0))" RUN_EVALS,
 			 phases[i]);
 		res->phase_ms[i] = q1(s, avg, id);
+	}
+	res->started_cold = (int)q1(s, "SELECT COUNT(*)" RUN_EVALS " AND json_type(e.details, '$.sandbox_start_steps') = 'object'", id);
+	for (int i = 0; i < N_START_STEPS; i++) {
+		char avg[256];
+		snprintf(avg, sizeof avg, "SELECT AVG(json_extract(e.details, '$.sandbox_start_steps.%s_ms'))" RUN_EVALS,
+			 start_steps[i]);
+		res->step_ms[i] = q1(s, avg, id);
 	}
 	/* Judging time inside the request span, over the span (one judge at a time counts once). */
 	char sql[512];
@@ -374,6 +387,12 @@ static void print_judging(const struct plan *p, const struct result *r)
 	for (int i = 0; i < N_PHASES; i++)
 		printf(" %s %.0f", phases[i], r->phase_ms[i]);
 	printf("\n");
+	if (r->started_cold) {
+		printf("    runner start, mean ms");
+		for (int i = 0; i < N_START_STEPS; i++)
+			printf(" %s %.1f", start_steps[i], r->step_ms[i]);
+		printf(" (the %d candidates whose runner was not started ahead)\n", r->started_cold);
+	}
 	if (!r->n_shares)
 		return;
 	printf("    judging share        ");

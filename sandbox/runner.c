@@ -58,6 +58,9 @@ static const int64_t reply_spin_ns[KF_BACKEND_COUNT] = { [KF_BACKEND_CPU] = 2000
 #define KF_CGROUP_HEADROOM ((size_t)1 << 30) /* the runner's own pages on top of the data cap */
 #define KF_CGROUP_CUDA_HOST_BYTES ((size_t)16 << 30) /* a CUDA runner's host memory (the driver's too) */
 
+/* The steps of a runner's start, in order; each mark is the judge's clock when the step ended. */
+enum { START_BEGUN, START_LAUNCHED, START_SET_UP, START_CALIBRATED, START_READY, START_MARKS };
+
 struct kf_runner {
 	pid_t pid;        /* the jail process; also the process group of the whole tree */
 	pid_t runner_pid; /* the runner process (the jail's grandchild), host pid; 0 until found */
@@ -73,6 +76,7 @@ struct kf_runner {
 	struct kf_cgroup cg; /* its cgroup, where the machine offers them */
 	char *output;
 	int spare_fd; /* a spare's candidate file (a memfd), until kf_runner_supply fills and seals it; else -1 */
+	int64_t start_ns[START_MARKS]; /* the judge's clock at each step of the start (kf_runner_start_steps) */
 };
 
 static const char *phase_name(int phase)
@@ -666,6 +670,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	if (runner_path(o->backend, world, path, sizeof path, err) != KF_OK)
 		return err->code;
 	struct kf_runner *r = kf_xcalloc(1, sizeof *r);
+	r->start_ns[START_BEGUN] = kf_now_ns();
 	r->pid = -1;
 	r->cmd_fd = r->reply_fd = r->status_fd = r->log_fd = -1;
 	r->call_timeout_s = o->call_timeout_s;
@@ -730,6 +735,7 @@ int kf_runner_launch(const struct kf_runner_opts *o, struct kf_runner **out, kf_
 	r->cmd_fd = cmd[1];
 	r->reply_fd = reply[0];
 	r->status_fd = status[0];
+	r->start_ns[START_LAUNCHED] = kf_now_ns();
 	*out = r;
 	return KF_OK;
 fail:
@@ -842,6 +848,7 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 	load.type = KF_CMD_LOAD;
 	if (await(r, 0, KF_MSG_SETUP_DONE, KF_PHASE_SETUP, KF_RUNNER_LOAD_TIMEOUT_S, &m, &t, res) != 0)
 		goto failed;
+	r->start_ns[START_SET_UP] = t;
 	if (freeze(r) != 0) {
 		died(res, KF_V_INTERNAL_ERROR, "the runner did not stop within %.1f s during set-up",
 		     (double)KF_FREEZE_TIMEOUT_NS / 1e9);
@@ -849,6 +856,7 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 	}
 	if (calibrate(r, res) != 0)
 		goto failed;
+	r->start_ns[START_CALIBRATED] = kf_now_ns();
 	/* From here on the reply pipe may be written by the candidate. */
 	r->loaded = true;
 	memset(res, 0, sizeof *res);
@@ -856,6 +864,7 @@ int kf_runner_ready(struct kf_runner **rp, struct kf_call_result *res, kf_err *e
 	    0) {
 		memset(res, 0, sizeof *res);
 		r->ready = true;
+		r->start_ns[START_READY] = kf_now_ns();
 		return KF_OK;
 	}
 failed:
@@ -871,6 +880,17 @@ int kf_runner_calibration(const struct kf_runner *r, struct kf_runner_calib *out
 	if (!r || !r->ready || r->calib.n < KF_RUNNER_CALIB_CALLS)
 		return KF_EINTERNAL;
 	*out = r->calib;
+	return KF_OK;
+}
+
+int kf_runner_start_steps(const struct kf_runner *r, struct kf_runner_start_steps *out)
+{
+	if (!r || !r->ready)
+		return KF_EINTERNAL;
+	double *step[] = { &out->launch_ms, &out->setup_ms, &out->calibrate_ms, &out->load_ms };
+	_Static_assert(sizeof step / sizeof step[0] == START_MARKS - 1, "one step between two marks");
+	for (int k = 0; k < START_MARKS - 1; k++)
+		*step[k] = kf_ns_to_ms(r->start_ns[k + 1] - r->start_ns[k]);
 	return KF_OK;
 }
 

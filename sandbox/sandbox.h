@@ -155,6 +155,15 @@ int kf_runner_supply(struct kf_runner *r, const char *so_path, kf_err *err);
 int kf_runner_ready(struct kf_runner **r, struct kf_call_result *died, kf_err *err);
 /* The calibration made by kf_runner_ready (r must be ready). */
 int kf_runner_calibration(const struct kf_runner *r, struct kf_runner_calib *out);
+/* Where a runner's start went, by the judge's clock: launch (its cgroup, the fork), set-up (exec, jail,
+ * and on a GPU the device context and the buffers' mapping, until its SETUP_DONE is read), calibration,
+ * and load (LOAD to READY: the candidate's constructors and kf_init). A spare's set-up also holds the
+ * wait for its candidate. */
+struct kf_runner_start_steps {
+	double launch_ms, setup_ms, calibrate_ms, load_ms;
+};
+/* Fills out for a ready runner (else KF_EINTERNAL). */
+int kf_runner_start_steps(const struct kf_runner *r, struct kf_runner_start_steps *out);
 /* Runs kf_launch once on buffers at the given offsets into the shared area. Between calls (from
  * the reply to the next command) the runner's whole process tree is stopped. */
 int kf_runner_call(struct kf_runner *r, const size_t *buf_off, int nbufs, const long long *ints,

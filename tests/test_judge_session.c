@@ -159,6 +159,32 @@ Test(judge_session, judges_the_next_candidate_in_a_runner_started_before_it_came
 	cJSON_Delete(other);
 }
 
+/* A runner started for its candidate says, by the judge's clock, where its start went (launch, set-up,
+ * calibration, load: within the sandbox_start phase); a spare's would hold the wait for its candidate,
+ * so a prestarted candidate has none. */
+Test(judge_session, says_where_a_runner_started_for_its_candidate_spent_its_start)
+{
+	static const char *const steps[] = { "launch_ms", "setup_ms", "calibrate_ms", "load_ms" };
+	cJSON *first = judge_example(tasks[0]);
+	cr_assert_str_eq(verdict(first), "ok", "%s", cJSON_GetStringValue(cJSON_GetObjectItem(first, "reason")));
+	const cJSON *st = cJSON_GetObjectItem(first, "sandbox_start_steps");
+	cr_assert(cJSON_IsObject(st), "no sandbox_start_steps for a runner started for its candidate");
+	double sum = 0;
+	for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		const cJSON *v = cJSON_GetObjectItem(st, steps[k]);
+		cr_expect(cJSON_IsNumber(v) && v->valuedouble >= 0, "%s is not a duration", steps[k]);
+		sum += cJSON_IsNumber(v) ? v->valuedouble : 0;
+	}
+	const cJSON *ph = cJSON_GetObjectItem(cJSON_GetObjectItem(first, "phases"), "sandbox_start_ms");
+	cr_assert(cJSON_IsNumber(ph));
+	cr_expect(sum > 0 && sum <= ph->valuedouble, "the steps add up to %.3f ms in a %.3f ms start", sum, ph->valuedouble);
+	cJSON *again = judge_example(tasks[0]);
+	cr_expect(prestarted(again));
+	cr_expect_null(cJSON_GetObjectItem(again, "sandbox_start_steps"), "a spare's steps were reported as its start");
+	cJSON_Delete(first);
+	cJSON_Delete(again);
+}
+
 Test(judge_session, rebuilds_itself_for_another_task)
 {
 	cJSON *a = judge_example(tasks[0]);

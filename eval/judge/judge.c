@@ -1384,6 +1384,20 @@ static void sample_clocks(struct judge *j, struct clock_log *cl)
 	cl->slowed += slowed_down(reasons);
 }
 
+/* Where the candidate runner's start went (result "sandbox_start_steps"): which step a slow start
+ * spent its time in, the device context's above all. */
+static void start_steps_json(cJSON *res, const struct kf_runner *r)
+{
+	struct kf_runner_start_steps st;
+	if (kf_runner_start_steps(r, &st) != KF_OK)
+		return;
+	cJSON *o = cJSON_AddObjectToObject(res, "sandbox_start_steps");
+	cJSON_AddNumberToObject(o, "launch_ms", st.launch_ms);
+	cJSON_AddNumberToObject(o, "setup_ms", st.setup_ms);
+	cJSON_AddNumberToObject(o, "calibrate_ms", st.calibrate_ms);
+	cJSON_AddNumberToObject(o, "load_ms", st.load_ms);
+}
+
 static struct kf_runner_opts runner_opts(struct judge *j, struct kf_area *a, const char *so, bool vendor_libs)
 {
 	struct kf_runner_opts ro = { .backend = j->b, .so_path = so, .device = j->o->device,
@@ -1698,8 +1712,9 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 	if (j.s->vendarea)
 		ro[SIDE_VENDOR] = runner_opts(&j, j.s->vendarea, j.s->vendor_so, true);
 	struct kf_call_result died;
-	cJSON_AddBoolToObject(res, "runner_prestarted", j.s->spare != NULL);
-	if (j.s->spare) {
+	bool prestarted = j.s->spare != NULL;
+	cJSON_AddBoolToObject(res, "runner_prestarted", prestarted);
+	if (prestarted) {
 		cand = j.s->spare;
 		j.s->spare = NULL;
 		if ((rc = kf_runner_supply(cand, cres.so_path, err)) != KF_OK ||
@@ -1713,6 +1728,8 @@ int kf_judge_evaluate(const struct kf_task *t, const struct kf_peaks *peaks, con
 		reject(&j, died.verdict, "%s", died.reason);
 		goto done;
 	}
+	if (!prestarted) /* a spare's steps hold the wait for this candidate */
+		start_steps_json(res, cand);
 	ref = j.s->refr;
 	vend = j.s->vendr;
 	j.s->refr = j.s->vendr = NULL;

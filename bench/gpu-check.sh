@@ -20,7 +20,8 @@
 #                 (bench/ref_fidelity.sh; after --examples, in this call or an earlier one on the warm machine,
 #                 it reuses those submissions); the table keeps the header and the FAIL rows
 #   --throughput  kforge run's throughput (build/bench/throughput --backend cuda --gpus N --samples 8, N the
-#                 visible GPUs, at most 2; KF_THROUGHPUT_SAMPLES for another count; about 4 minutes): serial, 1 GPU and N GPUs, the leaderboards compared
+#                 visible GPUs, at most 2; KF_THROUGHPUT_SAMPLES for another count, KF_THROUGHPUT_ARGS for more
+#                 options such as --no-serial; about 4 minutes): serial, 1 GPU and N GPUs, the leaderboards compared
 #   --no-tests    skip make test-gpu's binary
 #   --profile     profiler feedback (issue 21): `kforge run --backend cuda` against the scripted server on
 #                 vector_add (build/bench/profile_check), printing the stored CUPTI profile and the refinement
@@ -142,7 +143,9 @@ if [ $throughput = 1 ]; then
 	[ "$ngpu" -gt 2 ] && ngpu=2
 	# 8 samples a task: each judge's session per task (trusted kernels, reference runners, drawn inputs)
 	# is built once and then serves several candidates, as in a real run's rounds
-	kf build/throughput --backend cuda --gpus "$ngpu" --samples "${KF_THROUGHPUT_SAMPLES:-8}" > "$out/throughput.log" 2>&1
+	# KF_THROUGHPUT_ARGS: more of its options (--no-serial: more samples in the same time)
+	kf build/throughput --backend cuda --gpus "$ngpu" --samples "${KF_THROUGHPUT_SAMPLES:-8}" ${KF_THROUGHPUT_ARGS:-} \
+		> "$out/throughput.log" 2>&1
 	row "kforge run throughput (bench/throughput)" "exit $?" "$ngpu GPU(s)" "$(tail -1 "$out/throughput.log")"
 	grep -E 'candidates per minute|judging share|judge phases|runner start|compiled ahead|reply to verdict|against|leaderboard' \
 		"$out/throughput.log" | tee -a "$table" >/dev/null

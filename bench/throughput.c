@@ -206,6 +206,19 @@ static double q1(struct kf_store *s, const char *sql, int64_t run_id)
 #define RUN_ATTEMPTS " FROM request_attempts a JOIN requests q ON q.id = a.request_id WHERE q.run_id = ?1"
 #define RUN_EVALS " FROM evaluations e JOIN candidates c ON c.id = e.candidate_id WHERE c.run_id = ?1"
 
+/* For each name, the mean over run id's evaluations of details.<object>.<name>_ms: a missing value is 0
+ * where zero_missing (a phase an evaluation never reached took no time), else left out. */
+static void mean_ms(struct kf_store *s, int64_t id, const char *object, const char *const *names, int n,
+		    bool zero_missing, double *out)
+{
+	for (int i = 0; i < n; i++) {
+		char avg[256];
+		snprintf(avg, sizeof avg, "SELECT AVG(%sjson_extract(e.details, '$.%s.%s_ms')%s)" RUN_EVALS,
+			 zero_missing ? "COALESCE(" : "", object, names[i], zero_missing ? ", 0)" : "");
+		out[i] = q1(s, avg, id);
+	}
+}
+
 /* The figures kept in the database: the request span, the stalled attempt, how busy the judges
  * were meanwhile, each judge's share and the compiles found done. */
 static void from_store(struct kf_store *s, const struct plan *p, struct result *res, double span_s)
@@ -219,19 +232,9 @@ static void from_store(struct kf_store *s, const struct plan *p, struct result *
 				       " AND a.error IS NOT NULL AND e.started_at < a.finished_at AND e.finished_at > a.finished_at)",
 				       id) > 0;
 	res->compiled_ahead = (int)q1(s, "SELECT COUNT(*)" RUN_EVALS " AND e.compile_cached = 1", id);
-	for (int i = 0; i < N_PHASES; i++) {
-		char avg[256];
-		snprintf(avg, sizeof avg, "SELECT AVG(COALESCE(json_extract(e.details, '$.phases.%s_ms'), 0))" RUN_EVALS,
-			 phases[i]);
-		res->phase_ms[i] = q1(s, avg, id);
-	}
+	mean_ms(s, id, "phases", phases, N_PHASES, true, res->phase_ms);
 	res->started_cold = (int)q1(s, "SELECT COUNT(*)" RUN_EVALS " AND json_type(e.details, '$.sandbox_start_steps') = 'object'", id);
-	for (int i = 0; i < N_START_STEPS; i++) {
-		char avg[256];
-		snprintf(avg, sizeof avg, "SELECT AVG(json_extract(e.details, '$.sandbox_start_steps.%s_ms'))" RUN_EVALS,
-			 start_steps[i]);
-		res->step_ms[i] = q1(s, avg, id);
-	}
+	mean_ms(s, id, "sandbox_start_steps", start_steps, N_START_STEPS, false, res->step_ms);
 	/* Judging time inside the request span, over the span (one judge at a time counts once). */
 	char sql[512];
 	snprintf(sql, sizeof sql,
